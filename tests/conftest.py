@@ -1,0 +1,77 @@
+"""Shared fixtures: the shared real-data folder, and databases on SQLite and PostgreSQL.
+
+* ``shared_data``: ``$TRACKER_SHARED_DATA`` (default ``<repo>/../shared/data``);
+  tests that need it skip when it is missing, unless ``TRACKER_REQUIRE_SHARED_DATA=1``
+  (set by ``.ci/run``), where a missing folder fails.
+* ``database_url``: a fresh SQLite file, and — when ``TRACKER_TEST_POSTGRES_URL``
+  is set — a fresh PostgreSQL schema of the test's own, dropped afterwards.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from sqlalchemy import create_engine, text
+from sqlalchemy.engine import make_url
+
+from tracker.store import Store, normalise_database_url
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+POSTGRES_URL_VARIABLE = "TRACKER_TEST_POSTGRES_URL"
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    path = Path(os.environ.get("TRACKER_SHARED_DATA", REPO_ROOT.parent / "shared" / "data"))
+    if not path.is_dir():
+        message = f"shared data folder {path} is missing (set TRACKER_SHARED_DATA)"
+        if os.environ.get("TRACKER_REQUIRE_SHARED_DATA") == "1":
+            pytest.fail(message)
+        pytest.skip(message)
+    return path
+
+
+@pytest.fixture(scope="session")
+def loadgen_local(shared_data: Path) -> Path:
+    return shared_data / "loadgen-local"
+
+
+def _postgres_schema_url(base_url: str) -> Iterator[str]:
+    schema = f"t_{uuid.uuid4().hex[:12]}"
+    admin = create_engine(normalise_database_url(base_url), isolation_level="AUTOCOMMIT")
+    with admin.connect() as connection:
+        connection.execute(text(f'CREATE SCHEMA "{schema}"'))
+    url = make_url(normalise_database_url(base_url)).update_query_dict(
+        {"options": f"-csearch_path={schema}"}
+    )
+    try:
+        yield url.render_as_string(hide_password=False)
+    finally:
+        with admin.connect() as connection:
+            connection.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
+        admin.dispose()
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """A URL to an empty database of the test's own, on each backend."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'tracker.db'}"
+        return
+    base_url = os.environ.get(POSTGRES_URL_VARIABLE)
+    if not base_url:
+        pytest.skip(f"{POSTGRES_URL_VARIABLE} is not set")
+    yield from _postgres_schema_url(base_url)
+
+
+@pytest.fixture
+def store(database_url: str) -> Iterator[Store]:
+    opened = Store.open(database_url)
+    try:
+        yield opened
+    finally:
+        opened.close()

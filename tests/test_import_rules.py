@@ -1,0 +1,457 @@
+"""The house import rules of DEVELOPERS.md, checked on every module of ``tracker``.
+
+The rules are data (:data:`RULES`); :func:`check_module` reads a module's
+source with :mod:`ast` and reports every import, call or name a rule forbids.
+One test per module names the module, the line and the rule that was broken.
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+PACKAGE_DIR = REPO_ROOT / "tracker"
+
+STDLIB = "<stdlib>"
+"""Stands for every standard-library module in a rule's ``only_imports``."""
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """One house rule.
+
+    A rule applies to the modules inside one of the packages in ``scope``
+    (a package means itself and every module below it) unless they are inside
+    one of ``exempt``. Package prefixes match whole dotted components:
+    ``ingest`` matches ``ingest.jobs`` but not ``tracker.ingest``.
+    """
+
+    name: str
+    scope: tuple[str, ...]
+    exempt: tuple[str, ...] = ()
+    only_imports: tuple[str, ...] | None = None
+    """When set, the only packages the module may import (:data:`STDLIB` for the stdlib)."""
+    forbidden_imports: tuple[str, ...] = ()
+    forbidden_calls: tuple[str, ...] = ()
+    """Built-in functions the module may not call, such as ``print``."""
+    forbidden_methods: tuple[str, ...] = ()
+    """Method names the module may not call on any object, such as ``read_bytes``."""
+    forbidden_names: tuple[str, ...] = ()
+    """Dotted names the module may not use or import, such as ``os.environ``."""
+
+    def applies_to(self, module: str) -> bool:
+        return any(_inside(module, p) for p in self.scope) and not any(
+            _inside(module, p) for p in self.exempt
+        )
+
+
+PARSERS_ARE_PURE = (
+    "parsers are pure: they import only the stdlib, records, errors and other parsers"
+)
+DATABASE = ("sqlalchemy", "sqlmodel", "alembic")
+DATABASE_LAYER = ("tracker.store", "tracker.models", "tracker.schema")
+
+RULES: tuple[Rule, ...] = (
+    Rule(
+        name=PARSERS_ARE_PURE,
+        scope=("tracker.parsers",),
+        only_imports=(STDLIB, "tracker.records", "tracker.errors", "tracker.parsers"),
+    ),
+    Rule(
+        name="parsers never open files: they are given bytes",
+        scope=("tracker.parsers",),
+        forbidden_calls=("open",),
+        forbidden_methods=("open", "read_bytes", "read_text"),
+        forbidden_names=("io.open", "builtins.open", "os.open"),
+    ),
+    Rule(
+        name="analysis imports only the stdlib, numpy, scipy, records, errors and analysis",
+        scope=("tracker.analysis",),
+        only_imports=(
+            STDLIB,
+            "numpy",
+            "scipy",
+            "tracker.records",
+            "tracker.errors",
+            "tracker.analysis",
+        ),
+    ),
+    Rule(
+        name="the report never touches the database, the network, ingest or the CLI",
+        scope=("tracker.report",),
+        forbidden_imports=(*DATABASE, "httpx", *DATABASE_LAYER, "tracker.ingest", "click"),
+    ),
+    Rule(
+        name="only store, schema and models import the database libraries",
+        scope=("tracker",),
+        exempt=DATABASE_LAYER,
+        forbidden_imports=DATABASE,
+    ),
+    Rule(
+        name="only tracker.fetch imports httpx",
+        scope=("tracker",),
+        exempt=("tracker.fetch",),
+        forbidden_imports=("httpx",),
+    ),
+    Rule(
+        name="only tracker.cli imports click or rich",
+        scope=("tracker",),
+        exempt=("tracker.cli",),
+        forbidden_imports=("click", "rich"),
+    ),
+    Rule(
+        name="only tracker.cli prints, exits, reads the environment or writes to the terminal",
+        scope=("tracker",),
+        exempt=("tracker.cli",),
+        forbidden_calls=("print", "exit", "quit"),
+        forbidden_names=(
+            "sys.exit",
+            "os.environ",
+            "os.environb",
+            "os.getenv",
+            "os.getenvb",
+            "sys.stdout",
+            "sys.stderr",
+        ),
+    ),
+    Rule(
+        name="tracker.errors imports nothing from tracker",
+        scope=("tracker.errors",),
+        forbidden_imports=("tracker",),
+    ),
+    Rule(
+        name="tracker.records imports nothing but the stdlib",
+        scope=("tracker.records",),
+        only_imports=(STDLIB,),
+    ),
+    Rule(
+        name="nothing in tracker imports the top-level ingest or tests packages",
+        scope=("tracker",),
+        forbidden_imports=("ingest", "tests"),
+    ),
+)
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class Violation:
+    path: str
+    line: int
+    rule: str
+    what: str
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}: {self.what} (rule: {self.rule})"
+
+
+def _inside(module: str, package: str) -> bool:
+    return module == package or module.startswith(package + ".")
+
+
+def _is_stdlib(module: str) -> bool:
+    return module.split(".")[0] in sys.stdlib_module_names
+
+
+def module_name(path: Path, package_dir: Path = PACKAGE_DIR) -> str:
+    """``tracker/report/render.py`` -> ``tracker.report.render``; packages lose ``__init__``."""
+    parts = list(path.relative_to(package_dir.parent).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def tracker_modules(package_dir: Path = PACKAGE_DIR) -> dict[str, Path]:
+    """Every module of the package, by its dotted name."""
+    return {module_name(p, package_dir): p for p in sorted(package_dir.rglob("*.py"))}
+
+
+@dataclass(frozen=True, slots=True)
+class _Import:
+    line: int
+    module: str
+
+
+def _imports(
+    tree: ast.Module, module: str, *, is_package: bool, known_modules: frozenset[str]
+) -> Iterator[_Import]:
+    """Every module imported, with relative imports resolved to absolute names.
+
+    ``from X import n`` imports ``X.n`` when that is a known module, else ``X``.
+    """
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield _Import(node.lineno, alias.name)
+        elif isinstance(node, ast.ImportFrom):
+            base = _absolute(node, module, is_package=is_package)
+            for alias in node.names:
+                candidate = f"{base}.{alias.name}"
+                target = candidate if candidate in known_modules else base
+                yield _Import(node.lineno, target)
+
+
+def _absolute(node: ast.ImportFrom, module: str, *, is_package: bool) -> str:
+    if node.level == 0:
+        return node.module or ""
+    package = module.split(".") if is_package else module.split(".")[:-1]
+    drop = node.level - 1
+    if drop > len(package) - 1:
+        raise ValueError(f"{module}: relative import beyond the top-level package")
+    parts = package[: len(package) - drop] if drop else package
+    return ".".join([*parts, *([node.module] if node.module else [])])
+
+
+def _aliases(tree: ast.Module) -> dict[str, str]:
+    """Local names bound by imports -> the dotted names they stand for."""
+    bound: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname:
+                    bound[alias.asname] = alias.name
+                else:
+                    top = alias.name.split(".")[0]
+                    bound[top] = top
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            for alias in node.names:
+                bound[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+    return bound
+
+
+def _dotted(node: ast.expr, aliases: dict[str, str]) -> str | None:
+    """``os.environ.get`` for that attribute chain, its root resolved through imports."""
+    attrs: list[str] = []
+    while isinstance(node, ast.Attribute):
+        attrs.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    root = aliases.get(node.id, node.id)
+    return ".".join([root, *reversed(attrs)])
+
+
+def check_module(
+    module: str,
+    source: str,
+    *,
+    path: str,
+    is_package: bool = False,
+    known_modules: frozenset[str] = frozenset(),
+    rules: tuple[Rule, ...] = RULES,
+) -> list[Violation]:
+    """Every way ``source`` (the module ``module``) breaks one of ``rules``."""
+    tree = ast.parse(source, filename=path)
+    imports = list(
+        _imports(tree, module, is_package=is_package, known_modules=known_modules | {module})
+    )
+    aliases = _aliases(tree)
+    found: set[Violation] = set()
+    for rule in rules:
+        if not rule.applies_to(module):
+            continue
+        for imp in imports:
+            if rule.only_imports is not None and not any(
+                _is_stdlib(imp.module) if allowed == STDLIB else _inside(imp.module, allowed)
+                for allowed in rule.only_imports
+            ):
+                found.add(Violation(path, imp.line, rule.name, f"imports {imp.module}"))
+            for banned in rule.forbidden_imports:
+                if _inside(imp.module, banned):
+                    found.add(Violation(path, imp.line, rule.name, f"imports {imp.module}"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                for alias in node.names:
+                    name = f"{node.module}.{alias.name}"
+                    for banned in rule.forbidden_names:
+                        if _inside(name, banned):
+                            found.add(Violation(path, node.lineno, rule.name, f"imports {name}"))
+            elif isinstance(node, ast.Call):
+                func = node.func
+                if isinstance(func, ast.Name) and func.id in rule.forbidden_calls:
+                    if func.id not in aliases:  # a local import of that name is not the builtin
+                        found.add(Violation(path, node.lineno, rule.name, f"calls {func.id}()"))
+                if isinstance(func, ast.Attribute) and func.attr in rule.forbidden_methods:
+                    found.add(Violation(path, node.lineno, rule.name, f"calls .{func.attr}()"))
+            elif isinstance(node, ast.Attribute | ast.Name):
+                used = _dotted(node, aliases)
+                if used is None:
+                    continue
+                for banned in rule.forbidden_names:
+                    if _inside(used, banned):
+                        found.add(Violation(path, node.lineno, rule.name, f"uses {banned}"))
+    return sorted(found)
+
+
+MODULES = tracker_modules()
+KNOWN_MODULES = frozenset(MODULES)
+
+
+@pytest.mark.parametrize("module", sorted(MODULES), ids=sorted(MODULES))
+def test_module_follows_the_house_import_rules(module: str) -> None:
+    path = MODULES[module]
+    violations = check_module(
+        module,
+        path.read_text(encoding="utf-8"),
+        path=path.relative_to(REPO_ROOT).as_posix(),
+        is_package=path.name == "__init__.py",
+        known_modules=KNOWN_MODULES,
+    )
+    assert not violations, "\n".join(str(v) for v in violations)
+
+
+def test_every_module_of_the_package_is_checked() -> None:
+    assert {"tracker", "tracker.cli", "tracker.records", "tracker.parsers.loadgen"} <= set(MODULES)
+    assert all(any(rule.applies_to(m) for rule in RULES) for m in MODULES)
+
+
+def test_rules_exist_for_packages_that_are_not_written_yet() -> None:
+    assert any(rule.applies_to("tracker.analysis.regression") for rule in RULES)
+    fetch_rules = [r for r in RULES if "httpx" in r.forbidden_imports]
+    assert fetch_rules and not any(r.applies_to("tracker.fetch") for r in fetch_rules)
+    assert any(r.applies_to("tracker.report.fetching") for r in fetch_rules)
+
+
+def _violations(module: str, source: str, *, is_package: bool = False) -> list[Violation]:
+    return check_module(module, source, path=f"<{module}>", is_package=is_package)
+
+
+def _rules_broken(module: str, source: str, *, is_package: bool = False) -> set[str]:
+    return {v.rule for v in _violations(module, source, is_package=is_package)}
+
+
+def test_parser_module_may_not_import_the_database() -> None:
+    source = "from __future__ import annotations\nimport json\n\nimport sqlalchemy\n"
+    violations = _violations("tracker.parsers.fake", source)
+    assert {(v.line, v.what) for v in violations} == {(4, "imports sqlalchemy")}
+    assert {v.rule for v in violations} == {
+        PARSERS_ARE_PURE,
+        "only store, schema and models import the database libraries",
+    }
+    assert any(
+        str(v).startswith("<tracker.parsers.fake>:4: imports sqlalchemy (rule: parsers are pure")
+        for v in violations
+    )
+
+
+def test_parser_module_may_import_records_errors_and_other_parsers() -> None:
+    source = (
+        "import re\n"
+        "from tracker.errors import ParseError\n"
+        "from tracker.records import ParsedResult\n"
+        "from . import loadgen\n"
+        "from .loadgen import SUMMARY_LOG_NAME\n"
+    )
+    assert _violations("tracker.parsers.fake", source) == []
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "from tracker import store",
+        "from tracker.store import Store",
+        "from .. import models",
+        "from ..schema import upgrade_schema",
+        "import jinja2",
+        "import click",
+        "from rich.console import Console",
+        "import httpx",
+    ],
+)
+def test_parser_module_may_not_import_outside_its_allowance(source: str) -> None:
+    known = frozenset({"tracker.store", "tracker.models", "tracker.schema"})
+    violations = check_module("tracker.parsers.fake", source, path="<fake>", known_modules=known)
+    assert PARSERS_ARE_PURE in {v.rule for v in violations}
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "def read(path):\n    return open(path, 'rb').read()\n",
+        "def read(path):\n    return path.read_bytes()\n",
+        "def read(path):\n    return path.read_text()\n",
+        "def read(path):\n    with path.open('rb') as f:\n        return f.read()\n",
+        "import io\n\ndef read(path):\n    return io.open(path).read()\n",
+    ],
+)
+def test_parser_module_may_not_open_files(source: str) -> None:
+    assert "parsers never open files: they are given bytes" in _rules_broken(
+        "tracker.parsers.fake", source
+    )
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "def shout():\n    print('hello')\n",
+        "import sys\n\ndef stop():\n    sys.exit(1)\n",
+        "def stop():\n    exit(1)\n",
+        "import os\n\nHOME = os.environ['HOME']\n",
+        "import os\n\nHOME = os.environ.get('HOME')\n",
+        "import os as _os\n\nHOME = _os.getenv('HOME')\n",
+        "from os import environ\n",
+        "import sys\n\nsys.stderr.write('oops')\n",
+        "from sys import stdout\n",
+    ],
+)
+def test_only_the_cli_may_print_exit_or_read_the_environment(source: str) -> None:
+    rule = "only tracker.cli prints, exits, reads the environment or writes to the terminal"
+    assert rule in _rules_broken("tracker.store", source)
+    assert _rules_broken("tracker.cli", source) == set()
+
+
+def test_non_cli_module_printing_is_reported_with_its_line() -> None:
+    source = "def f() -> None:\n    x = 1\n    print(x)\n"
+    (violation,) = _violations("tracker.report.fake", source)
+    assert (violation.line, violation.what) == (3, "calls print()")
+
+
+def test_report_may_not_import_the_store_or_ingest() -> None:
+    source = "from tracker.store import Store\nfrom tracker.ingest import read_job\n"
+    assert [(v.line, v.what) for v in _violations("tracker.report.fake", source)] == [
+        (1, "imports tracker.store"),
+        (2, "imports tracker.ingest"),
+    ]
+
+
+def test_only_the_database_layer_imports_sqlalchemy() -> None:
+    source = "from sqlalchemy.orm import Session\n"
+    assert _violations("tracker.store", source) == []
+    assert [v.what for v in _violations("tracker.ingest", source)] == ["imports sqlalchemy.orm"]
+
+
+def test_analysis_may_import_numpy_and_scipy_but_not_the_store() -> None:
+    allowed = "import math\nimport numpy as np\nfrom scipy import stats\nfrom . import helpers\n"
+    assert _violations("tracker.analysis.fake", allowed) == []
+    assert _violations("tracker.analysis", "from . import regression\n", is_package=True) == []
+    (violation,) = _violations("tracker.analysis.fake", "import pandas\n")
+    assert violation.what == "imports pandas"
+
+
+def test_errors_and_records_import_nothing_from_tracker() -> None:
+    assert _violations("tracker.errors", "from tracker.records import Labels\n")
+    assert _violations("tracker.records", "from tracker.errors import ConfigError\n")
+    assert _violations("tracker.records", "import numpy\n")
+    assert _violations("tracker.records", "import json\nfrom datetime import date\n") == []
+
+
+def test_tracker_may_not_import_the_top_level_ingest_or_tests_packages() -> None:
+    assert {
+        v.what for v in _violations("tracker.demo", "import ingest\nfrom tests import x\n")
+    } == {
+        "imports ingest",
+        "imports tests",
+    }
+    assert _violations("tracker.demo", "from tracker.ingest import read_job\n") == []
+
+
+def test_relative_imports_resolve_against_the_package() -> None:
+    source = "from ..store import Store\n"
+    (violation,) = _violations("tracker.report.render", source)
+    assert violation.what == "imports tracker.store"
+    (violation,) = _violations("tracker.report", "from ..store import Store\n", is_package=True)
+    assert violation.what == "imports tracker.store"

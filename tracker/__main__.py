@@ -1,0 +1,3 @@
+from tracker.cli import cli
+
+cli()

@@ -1,0 +1,53 @@
+"""The exceptions the tracker raises.
+
+Every error the library raises on purpose is a :class:`TrackerError`; the CLI
+catches that one class and prints ``Error: <message>``. The tree::
+
+    TrackerError            base class; never raised directly
+    ├── ParseError          a file does not hold what its format promises
+    ├── FetchError          a download failed (HTTP status, timeout, checksum)
+    ├── StoreError          the database refused or is in an unexpected state
+    └── ConfigError         a command-line option, job file or setting is wrong
+
+Messages name the file, field or version concerned and, where there is one,
+the next step for the user.
+"""
+
+from __future__ import annotations
+
+__all__ = ["ConfigError", "FetchError", "ParseError", "StoreError", "TrackerError"]
+
+
+class TrackerError(Exception):
+    """Base class of every error the tracker raises on purpose."""
+
+
+class ParseError(TrackerError):
+    """Raised when a result file is malformed.
+
+    ``path`` names the file as the user gave it (or as it sits inside an
+    archive); ``line`` is 1-based where the problem has one.
+    """
+
+    def __init__(self, path: str, message: str, *, line: int | None = None) -> None:
+        self.path = path
+        self.line = line
+        self.message = message
+        where = f"{path}: line {line}" if line is not None else path
+        super().__init__(f"{where}: {message}")
+
+
+class FetchError(TrackerError):
+    """Raised when a remote source cannot be fetched completely and intact."""
+
+    def __init__(self, url: str, message: str) -> None:
+        self.url = url
+        super().__init__(f"{url}: {message}")
+
+
+class StoreError(TrackerError):
+    """Raised when the database cannot be opened, migrated or written."""
+
+
+class ConfigError(TrackerError):
+    """Raised for a wrong option, ingest job or setting."""

@@ -1,0 +1,260 @@
+"""Plain records passed between the layers.
+
+Parsers return :class:`ParsedResult`; the ingest layer adds the labels the
+files do not carry and hands :class:`ResultRecord` objects to the store; the
+store answers queries with :class:`ExportRow` and :class:`SeriesPoint`. No
+record holds a database object, so nothing above the store sees the ORM.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import date
+
+__all__ = [
+    "ArtifactRecord",
+    "ExportRow",
+    "ExtraValue",
+    "Labels",
+    "MetricRecord",
+    "ParsedResult",
+    "ResultRecord",
+    "SeriesPoint",
+    "SoftwareRecord",
+    "SourceRecord",
+    "SourceSpec",
+    "SystemRecord",
+    "VersionInfo",
+]
+
+ExtraValue = float | int | str | bool
+"""A secondary metric or attribute kept beside a result (JSON scalar)."""
+
+
+@dataclass(frozen=True, slots=True)
+class MetricRecord:
+    """A metric: its name (unit in the name), unit label and direction."""
+
+    name: str
+    unit: str
+    higher_is_better: bool
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedResult:
+    """One value a parser read from one run, before labels are applied.
+
+    ``artifact_path`` is the file the value came from, relative to the run
+    folder the parser was given; ``line`` is 1-based when known. ``benchmark``
+    is ``None`` when the file does not name one (LoadGen logs name only the SUT).
+    """
+
+    scenario: str
+    metric: MetricRecord
+    value: float
+    is_valid: bool
+    artifact_path: str
+    line: int | None = None
+    benchmark: str | None = None
+    workload: str = ""
+    concurrency: float | None = None
+    extra: Mapping[str, ExtraValue] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class SystemRecord:
+    """A system under test. ``key`` identifies it across sources."""
+
+    name: str
+    submitter: str | None = None
+    accelerator: str | None = None
+    accelerators_per_node: int | None = None
+    nodes: int | None = None
+    accelerators_total: int | None = None
+    host_cpu: str | None = None
+    division: str | None = None
+    availability: str | None = None
+    raw_json: str | None = None
+
+    @property
+    def key(self) -> str:
+        """Submitter and name; the stable identity of a system in the store."""
+        return f"{self.submitter or ''}/{self.name}"
+
+
+@dataclass(frozen=True, slots=True)
+class SoftwareRecord:
+    """A software name and one of its version labels."""
+
+    software: str
+    version: str
+    release_date: date | None = None
+    stack: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ArtifactRecord:
+    """One file read from a source: its path inside the source and its hash."""
+
+    path: str
+    sha256: str
+    size_bytes: int
+
+
+@dataclass(frozen=True, slots=True)
+class SourceRecord:
+    """What was ingested: kind, location as given, content hash and labels.
+
+    ``identity_sha256`` hashes the content together with the labels, so the same
+    bytes ingested twice with the same labels are recognised and skipped.
+    """
+
+    kind: str
+    location: str
+    content_sha256: str
+    identity_sha256: str
+    is_example: bool = False
+    artifacts: tuple[ArtifactRecord, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ResultRecord:
+    """One stored value: a sample of one metric of one series at one version."""
+
+    system: SystemRecord
+    software: SoftwareRecord
+    benchmark: str
+    scenario: str
+    metric: MetricRecord
+    value: float
+    is_valid: bool
+    artifact_path: str
+    artifact_sha256: str
+    line: int | None = None
+    workload: str = ""
+    concurrency: float | None = None
+    location: str | None = None
+    round: str | None = None
+    run_label: str = ""
+    extra: Mapping[str, ExtraValue] = field(default_factory=dict)
+
+    @property
+    def sample_key(self) -> str:
+        """Hash of everything that makes this sample distinct from another.
+
+        The same file (by content) under the same labels gives the same key
+        wherever it was found, so the store keeps one row; two repeats of a run
+        are different files and are kept as separate samples.
+        """
+        payload = json.dumps(
+            [
+                self.system.key,
+                self.software.software,
+                self.software.version,
+                self.benchmark,
+                self.scenario,
+                self.workload,
+                self.concurrency,
+                self.metric.name,
+                self.artifact_sha256,
+            ],
+            sort_keys=True,
+        )
+        return hashlib.sha256(payload.encode()).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class VersionInfo:
+    """A software version as the store knows it, with its sort key."""
+
+    software: str
+    version: str
+    sort_key: str
+    release_date: date | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SeriesPoint:
+    """The samples of one series at one version (for reports and analysis)."""
+
+    software: str
+    version: str
+    system: str
+    benchmark: str
+    scenario: str
+    workload: str
+    metric: str
+    unit: str
+    higher_is_better: bool
+    values: tuple[float, ...]
+    valid_count: int
+    is_example: bool
+
+
+@dataclass(frozen=True, slots=True)
+class ExportRow:
+    """One stored result with the keys of SPEC §7 (``None`` where not applicable)."""
+
+    source_kind: str
+    round: str | None
+    division: str | None
+    submitter: str | None
+    system: str
+    location: str | None
+    benchmark: str
+    scenario: str
+    metric: str
+    value: float
+    unit: str
+    higher_is_better: bool
+    valid: bool
+    accelerator: str | None
+    nodes: int | None
+    accelerators_total: int | None
+    software: str
+    software_version: str
+    concurrency: float | None
+    workload: str
+    is_example: bool
+    source_location: str
+    artifact_path: str
+    line: int | None
+    extra: Mapping[str, ExtraValue]
+
+
+@dataclass(frozen=True, slots=True)
+class Labels:
+    """What the command line or the ingest job says about a source."""
+
+    software: str | None = None
+    software_version: str | None = None
+    system: str | None = None
+    accelerators: int | None = None
+    benchmark: str | None = None
+    release_date: date | None = None
+    is_example: bool = False
+
+    def as_json(self) -> str:
+        """A canonical text of the labels, part of a source's identity."""
+        fields = {
+            "software": self.software,
+            "software_version": self.software_version,
+            "system": self.system,
+            "accelerators": self.accelerators,
+            "benchmark": self.benchmark,
+            "release_date": self.release_date.isoformat() if self.release_date else None,
+            "is_example": self.is_example,
+        }
+        return json.dumps(fields, sort_keys=True)
+
+
+@dataclass(frozen=True, slots=True)
+class SourceSpec:
+    """One source to ingest: where it is, its kind and its labels."""
+
+    location: str
+    kind: str = "auto"
+    labels: Labels = field(default_factory=Labels)

@@ -1,0 +1,200 @@
+"""What the index page shows, built from plain records and nothing else.
+
+Each page gets one frozen dataclass whose fields carry ``metadata={"help": ...}``
+(datasette's documented ``Context``), so the template's inputs are written down
+in one place and a test can check that none is left undocumented.
+
+One table per software name; its columns are that software's versions in the
+explicit order the caller passes (never the order of ingestion); its rows are
+the series (system, benchmark, scenario, workload, metric) measured on it.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from tracker.records import SeriesPoint, VersionInfo
+
+__all__ = [
+    "Cell",
+    "IndexPage",
+    "PageCounts",
+    "SeriesRow",
+    "SeriesTable",
+    "build_index_page",
+]
+
+_RowKey = tuple[str, str, str, str, str]
+
+
+@dataclass(frozen=True, slots=True)
+class Cell:
+    """The samples of one series at one version, summarised."""
+
+    median: float = field(metadata={"help": "Median of the samples; the value shown."})
+    n: int = field(metadata={"help": "Number of samples (repeats) behind the median."})
+    valid_count: int = field(metadata={"help": "How many of the samples were valid runs."})
+    min: float = field(metadata={"help": "Smallest sample."})
+    max: float = field(metadata={"help": "Largest sample."})
+    has_invalid: bool = field(metadata={"help": "True when at least one sample is invalid."})
+
+
+@dataclass(frozen=True, slots=True)
+class SeriesRow:
+    """One series of one software: a row of its table."""
+
+    system: str = field(metadata={"help": "Name of the system under test."})
+    benchmark: str = field(metadata={"help": "Benchmark (model) name."})
+    scenario: str = field(metadata={"help": "Scenario, e.g. Offline or Server."})
+    workload: str = field(metadata={"help": "Workload label; empty when there is none."})
+    metric: str = field(metadata={"help": "Metric name."})
+    unit: str = field(metadata={"help": "Unit of every value in the row."})
+    higher_is_better: bool = field(metadata={"help": "Direction of improvement."})
+    is_example: bool = field(metadata={"help": "True when any sample in the row is example data."})
+    cells: tuple[Cell | None, ...] = field(
+        metadata={"help": "One cell per version column, in column order; None where not measured."}
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class SeriesTable:
+    """All series of one software name."""
+
+    software: str = field(metadata={"help": "Software name; the table's heading."})
+    versions: tuple[str, ...] = field(
+        metadata={"help": "Version labels with results, in explicit version order."}
+    )
+    rows: tuple[SeriesRow, ...] = field(
+        metadata={"help": "Series, sorted by system, benchmark, scenario, workload, metric."}
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class PageCounts:
+    """Totals shown in the page summary."""
+
+    software: int = field(metadata={"help": "Number of software names (tables)."})
+    series: int = field(metadata={"help": "Number of series (rows) over all tables."})
+    samples: int = field(metadata={"help": "Number of samples over all cells."})
+    invalid_samples: int = field(metadata={"help": "Number of samples from invalid runs."})
+
+
+@dataclass(frozen=True, slots=True)
+class IndexPage:
+    """The context of ``index.html`` (and the content of ``report.json``)."""
+
+    title: str = field(metadata={"help": "Page title."})
+    generated_at: str = field(metadata={"help": "When the report was built, as given."})
+    is_example: bool = field(metadata={"help": "True when any result shown is example data."})
+    tables: tuple[SeriesTable, ...] = field(
+        metadata={"help": "One table per software name, sorted by name."}
+    )
+    counts: PageCounts = field(metadata={"help": "Totals for the summary line."})
+
+
+def build_index_page(
+    points: Iterable[SeriesPoint],
+    versions: Sequence[VersionInfo],
+    *,
+    generated_at: str,
+    title: str = "Benchmark results",
+) -> IndexPage:
+    """The index page context for ``points``.
+
+    ``versions`` lists each software's versions in their explicit order; columns
+    follow it. Only versions with at least one point become columns; a version
+    found in ``points`` but not listed in ``versions`` goes last, sorted by label.
+    """
+    by_software: dict[str, list[SeriesPoint]] = defaultdict(list)
+    for point in points:
+        by_software[point.software].append(point)
+    listed = _listed_versions(versions)
+    tables = tuple(
+        _build_table(software, by_software[software], listed.get(software, []))
+        for software in sorted(by_software)
+    )
+    all_points = [point for group in by_software.values() for point in group]
+    return IndexPage(
+        title=title,
+        generated_at=generated_at,
+        is_example=any(point.is_example for point in all_points),
+        tables=tables,
+        counts=_count(tables),
+    )
+
+
+def _listed_versions(versions: Sequence[VersionInfo]) -> dict[str, list[str]]:
+    listed: dict[str, list[str]] = defaultdict(list)
+    for info in versions:
+        if info.version not in listed[info.software]:
+            listed[info.software].append(info.version)
+    return listed
+
+
+def _column_order(points: Sequence[SeriesPoint], listed: Sequence[str]) -> tuple[str, ...]:
+    present = {point.version for point in points}
+    known = [version for version in listed if version in present]
+    unlisted = sorted(present.difference(listed))
+    return (*known, *unlisted)
+
+
+def _row_key(point: SeriesPoint) -> _RowKey:
+    return (point.system, point.benchmark, point.scenario, point.workload, point.metric)
+
+
+def _build_table(
+    software: str, points: Sequence[SeriesPoint], listed: Sequence[str]
+) -> SeriesTable:
+    columns = _column_order(points, listed)
+    series: dict[_RowKey, list[SeriesPoint]] = defaultdict(list)
+    for point in points:
+        series[_row_key(point)].append(point)
+    rows = tuple(_build_row(series[key], columns) for key in sorted(series))
+    return SeriesTable(software=software, versions=columns, rows=rows)
+
+
+def _build_row(points: Sequence[SeriesPoint], columns: Sequence[str]) -> SeriesRow:
+    by_version: dict[str, list[SeriesPoint]] = defaultdict(list)
+    for point in points:
+        by_version[point.version].append(point)
+    first = points[0]
+    return SeriesRow(
+        system=first.system,
+        benchmark=first.benchmark,
+        scenario=first.scenario,
+        workload=first.workload,
+        metric=first.metric,
+        unit=first.unit,
+        higher_is_better=first.higher_is_better,
+        is_example=any(point.is_example for point in points),
+        cells=tuple(_build_cell(by_version.get(version, [])) for version in columns),
+    )
+
+
+def _build_cell(points: Sequence[SeriesPoint]) -> Cell | None:
+    """Summarise the samples of one series at one version (repeats merged)."""
+    values = [float(value) for point in points for value in point.values]
+    if not values:
+        return None
+    valid_count = max(0, min(sum(point.valid_count for point in points), len(values)))
+    return Cell(
+        median=float(statistics.median(values)),
+        n=len(values),
+        valid_count=valid_count,
+        min=min(values),
+        max=max(values),
+        has_invalid=valid_count < len(values),
+    )
+
+
+def _count(tables: Sequence[SeriesTable]) -> PageCounts:
+    cells = [cell for table in tables for row in table.rows for cell in row.cells if cell]
+    return PageCounts(
+        software=len(tables),
+        series=sum(len(table.rows) for table in tables),
+        samples=sum(cell.n for cell in cells),
+        invalid_samples=sum(cell.n - cell.valid_count for cell in cells),
+    )

@@ -1,0 +1,473 @@
+"""The database: the only module that opens sessions and runs queries.
+
+Everything above it passes and receives plain records (:mod:`tracker.records`).
+A source is written in one transaction, so it is stored all or nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import Engine, create_engine, event, func, inspect, select
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError, OperationalError, SQLAlchemyError
+from sqlalchemy.orm import Session
+from sqlmodel import col
+
+from tracker.errors import StoreError
+from tracker.models import (
+    Artifact,
+    Benchmark,
+    Metric,
+    Result,
+    SoftwareVersion,
+    Source,
+    System,
+)
+from tracker.records import (
+    ExportRow,
+    MetricRecord,
+    ResultRecord,
+    SeriesPoint,
+    SoftwareRecord,
+    SourceRecord,
+    SystemRecord,
+    VersionInfo,
+)
+from tracker.schema import current_revision, head_revision, upgrade_schema
+from tracker.versions import version_sort_key
+
+__all__ = ["SaveOutcome", "Store", "normalise_database_url"]
+
+_SQLITE_BUSY_TIMEOUT_S = 30.0
+
+
+@dataclass(frozen=True, slots=True)
+class SaveOutcome:
+    """What one :meth:`Store.save_source` call did."""
+
+    source_was_known: bool
+    results_stored: int
+    results_already_stored: int
+
+
+def normalise_database_url(url: str) -> str:
+    """``postgres://`` and ``postgresql://`` mean psycopg 3; other URLs are kept."""
+    for prefix in ("postgres://", "postgresql://"):
+        if url.startswith(prefix):
+            return "postgresql+psycopg://" + url[len(prefix) :]
+    return url
+
+
+def _create_engine(url: str) -> Engine:
+    try:
+        parsed = make_url(normalise_database_url(url))
+    except ArgumentError:
+        raise StoreError(
+            f"database URL {url!r} is not a URL; use sqlite:///FILE or postgresql+psycopg://..."
+        ) from None
+    if parsed.get_backend_name() == "sqlite":
+        engine = create_engine(parsed, connect_args={"timeout": _SQLITE_BUSY_TIMEOUT_S})
+        event.listen(engine, "connect", _enable_sqlite_foreign_keys)
+        return engine
+    try:
+        return create_engine(parsed, pool_pre_ping=True)
+    except ModuleNotFoundError as error:
+        raise StoreError(
+            f"the driver for {parsed.drivername} is not installed ({error.name}); "
+            "install it with: pip install 'tracker[postgres]'"
+        ) from None
+
+
+def _enable_sqlite_foreign_keys(dbapi_connection: Any, _record: Any) -> None:
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.close()
+
+
+class Store:
+    """A tracker database. Open it with :meth:`Store.open`."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    @classmethod
+    def open(cls, url: str, *, upgrade: bool = True) -> Store:
+        """Connect to ``url`` and, unless ``upgrade`` is false, bring the schema up to date."""
+        store = cls(_create_engine(url))
+        try:
+            if upgrade and current_revision(store.engine) != head_revision():
+                upgrade_schema(store.engine)
+        except OperationalError as error:
+            store.close()
+            raise StoreError(
+                f"cannot open the database {store.url}: {error.orig}; "
+                "check --database-url / TRACKER_DATABASE_URL and that the server is running"
+            ) from None
+        return store
+
+    @property
+    def url(self) -> str:
+        """The database URL, password hidden."""
+        return self.engine.url.render_as_string(hide_password=True)
+
+    def close(self) -> None:
+        """Release the connections."""
+        self.engine.dispose()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+    def revision(self) -> str | None:
+        """The schema revision the database is at."""
+        return current_revision(self.engine)
+
+    def count_rows(self) -> dict[str, int]:
+        """Rows per table, for summaries and tests."""
+        counts: dict[str, int] = {}
+        with Session(self.engine) as session:
+            for model in (Source, Artifact, System, SoftwareVersion, Benchmark, Metric, Result):
+                table = inspect(model).local_table
+                name = str(model.__tablename__)
+                counts[name] = session.scalar(select(func.count()).select_from(table)) or 0
+        return counts
+
+    def has_source(self, identity_sha256: str) -> bool:
+        """Whether a source with this identity (content + labels) is stored."""
+        with Session(self.engine) as session:
+            found = session.scalar(
+                select(col(Source.id)).where(col(Source.identity_sha256) == identity_sha256)
+            )
+            return found is not None
+
+    def save_source(self, source: SourceRecord, results: Sequence[ResultRecord]) -> SaveOutcome:
+        """Store a source, its artifacts and its results in one transaction.
+
+        A source already stored (same identity) is left alone; results whose
+        sample key is already stored (the same file under the same labels,
+        reached through another source) are skipped, not duplicated.
+        """
+        try:
+            with Session(self.engine) as session, session.begin():
+                return _Writer(session).save(source, results)
+        except SQLAlchemyError as error:
+            raise StoreError(
+                f"could not store {source.location}: {error}; nothing of it was stored"
+            ) from None
+
+    def list_versions(self) -> list[VersionInfo]:
+        """Every known software version (unordered; see :func:`tracker.versions.order_versions`)."""
+        with Session(self.engine) as session:
+            rows = session.scalars(select(SoftwareVersion)).all()
+            return [
+                VersionInfo(
+                    software=v.software,
+                    version=v.version,
+                    sort_key=v.sort_key,
+                    release_date=v.release_date,
+                )
+                for v in rows
+            ]
+
+    def iter_export_rows(self, *, batch_size: int = 1000) -> Iterator[ExportRow]:
+        """Every stored result with its labels, streamed in a stable order."""
+        query = (
+            select(Result, Source, System, SoftwareVersion, Benchmark, Metric, Artifact)
+            .join(Source, col(Result.source_id) == col(Source.id))
+            .join(Artifact, col(Result.artifact_id) == col(Artifact.id))
+            .join(System, col(Result.system_id) == col(System.id))
+            .join(SoftwareVersion, col(Result.software_version_id) == col(SoftwareVersion.id))
+            .join(Benchmark, col(Result.benchmark_id) == col(Benchmark.id))
+            .join(Metric, col(Result.metric_id) == col(Metric.id))
+            .order_by(col(Result.id))
+            .execution_options(yield_per=batch_size)
+        )
+        with Session(self.engine) as session:
+            for row in session.execute(query):
+                yield _export_row(*row)
+
+    def iter_series_points(self) -> Iterator[SeriesPoint]:
+        """The samples of each series at each version, one point per (series, version)."""
+        query = (
+            select(
+                col(SoftwareVersion.software),
+                col(SoftwareVersion.version),
+                col(System.name),
+                col(Benchmark.name),
+                col(Benchmark.scenario),
+                col(Result.workload),
+                col(Metric.name),
+                col(Metric.unit),
+                col(Metric.higher_is_better),
+                col(Result.value),
+                col(Result.is_valid),
+                col(Source.is_example),
+            )
+            .join(Source, col(Result.source_id) == col(Source.id))
+            .join(System, col(Result.system_id) == col(System.id))
+            .join(SoftwareVersion, col(Result.software_version_id) == col(SoftwareVersion.id))
+            .join(Benchmark, col(Result.benchmark_id) == col(Benchmark.id))
+            .join(Metric, col(Result.metric_id) == col(Metric.id))
+            .order_by(
+                col(SoftwareVersion.software),
+                col(SoftwareVersion.version),
+                col(System.name),
+                col(Benchmark.name),
+                col(Benchmark.scenario),
+                col(Result.workload),
+                col(Metric.name),
+                col(Metric.unit),
+                col(Result.id),
+            )
+            .execution_options(yield_per=5000)
+        )
+        with Session(self.engine) as session:
+            yield from _group_points(session.execute(query))
+
+
+def _group_points(rows: Any) -> Iterator[SeriesPoint]:
+    current: tuple[Any, ...] | None = None
+    values: list[float] = []
+    valid = 0
+    example = False
+    for row in rows:
+        key = tuple(row[:9])
+        if key != current:
+            if current is not None:
+                yield _point(current, values, valid, example)
+            current, values, valid, example = key, [], 0, False
+        values.append(row[9])
+        valid += 1 if row[10] else 0
+        example = example or bool(row[11])
+    if current is not None:
+        yield _point(current, values, valid, example)
+
+
+def _point(key: tuple[Any, ...], values: list[float], valid: int, example: bool) -> SeriesPoint:
+    software, version, system, benchmark, scenario, workload, metric, unit, higher = key
+    return SeriesPoint(
+        software=software,
+        version=version,
+        system=system,
+        benchmark=benchmark,
+        scenario=scenario,
+        workload=workload,
+        metric=metric,
+        unit=unit,
+        higher_is_better=bool(higher),
+        values=tuple(values),
+        valid_count=valid,
+        is_example=example,
+    )
+
+
+def _export_row(
+    result: Result,
+    source: Source,
+    system: System,
+    version: SoftwareVersion,
+    benchmark: Benchmark,
+    metric: Metric,
+    artifact: Artifact,
+) -> ExportRow:
+    return ExportRow(
+        source_kind=source.kind,
+        round=result.round,
+        division=system.division,
+        submitter=system.submitter,
+        system=system.name,
+        location=result.location,
+        benchmark=benchmark.name,
+        scenario=benchmark.scenario,
+        metric=metric.name,
+        value=result.value,
+        unit=metric.unit,
+        higher_is_better=metric.higher_is_better,
+        valid=result.is_valid,
+        accelerator=system.accelerator,
+        nodes=system.nodes,
+        accelerators_total=system.accelerators_total,
+        software=version.software,
+        software_version=version.version,
+        concurrency=result.concurrency,
+        workload=result.workload,
+        is_example=source.is_example,
+        source_location=source.location,
+        artifact_path=artifact.path,
+        line=result.line,
+        extra=dict(result.extra),
+    )
+
+
+class _Writer:
+    """Get-or-create helpers for one transaction, with per-transaction caches."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+        self.systems: dict[str, int] = {}
+        self.versions: dict[tuple[str, str], int] = {}
+        self.benchmarks: dict[tuple[str, str], int] = {}
+        self.metrics: dict[tuple[str, str], int] = {}
+
+    def save(self, source: SourceRecord, results: Sequence[ResultRecord]) -> SaveOutcome:
+        known = self.session.scalar(
+            select(col(Source.id)).where(col(Source.identity_sha256) == source.identity_sha256)
+        )
+        if known is not None:
+            return SaveOutcome(True, 0, len(results))
+        source_row = Source(
+            kind=source.kind,
+            location=source.location,
+            content_sha256=source.content_sha256,
+            identity_sha256=source.identity_sha256,
+            is_example=source.is_example,
+            ingested_at=datetime.now(UTC),
+        )
+        self.session.add(source_row)
+        self.session.flush()
+        assert source_row.id is not None
+        artifacts = self._save_artifacts(source_row.id, source)
+        fresh = self._new_results(results)
+        for record in fresh:
+            self.session.add(self._result_row(source_row.id, artifacts, record))
+        self.session.flush()
+        return SaveOutcome(False, len(fresh), len(results) - len(fresh))
+
+    def _save_artifacts(self, source_id: int, source: SourceRecord) -> dict[str, int]:
+        rows = [
+            Artifact(source_id=source_id, path=a.path, sha256=a.sha256, size_bytes=a.size_bytes)
+            for a in source.artifacts
+        ]
+        self.session.add_all(rows)
+        self.session.flush()
+        return {row.path: row.id for row in rows if row.id is not None}
+
+    def _new_results(self, results: Sequence[ResultRecord]) -> list[ResultRecord]:
+        unique = {r.sample_key: r for r in results}
+        keys = list(unique)
+        stored: set[str] = set()
+        for start in range(0, len(keys), 500):
+            chunk = keys[start : start + 500]
+            stored.update(
+                self.session.scalars(
+                    select(col(Result.sample_key)).where(col(Result.sample_key).in_(chunk))
+                )
+            )
+        return [record for key, record in unique.items() if key not in stored]
+
+    def _result_row(self, source_id: int, artifacts: dict[str, int], r: ResultRecord) -> Result:
+        if r.artifact_path not in artifacts:
+            raise StoreError(f"result refers to {r.artifact_path}, which is not in its source")
+        return Result(
+            sample_key=r.sample_key,
+            source_id=source_id,
+            artifact_id=artifacts[r.artifact_path],
+            line=r.line,
+            system_id=self._system_id(r.system),
+            software_version_id=self._version_id(r.software),
+            benchmark_id=self._benchmark_id(r.benchmark, r.scenario),
+            metric_id=self._metric_id(r.metric),
+            workload=r.workload,
+            concurrency=r.concurrency,
+            value=r.value,
+            is_valid=r.is_valid,
+            run_label=r.run_label,
+            location=r.location,
+            round=r.round,
+            extra=dict(r.extra),
+        )
+
+    def _system_id(self, record: SystemRecord) -> int:
+        if record.key not in self.systems:
+            row = self.session.scalar(select(System).where(col(System.key) == record.key))
+            if row is None:
+                row = System(key=record.key, **_system_fields(record))
+                self.session.add(row)
+                self.session.flush()
+            assert row.id is not None
+            self.systems[record.key] = row.id
+        return self.systems[record.key]
+
+    def _version_id(self, record: SoftwareRecord) -> int:
+        key = (record.software, record.version)
+        if key not in self.versions:
+            row = self.session.scalar(
+                select(SoftwareVersion).where(
+                    col(SoftwareVersion.software) == record.software,
+                    col(SoftwareVersion.version) == record.version,
+                )
+            )
+            if row is None:
+                row = SoftwareVersion(
+                    software=record.software,
+                    version=record.version,
+                    sort_key=version_sort_key(record.version),
+                    release_date=record.release_date,
+                    stack=record.stack,
+                )
+                self.session.add(row)
+                self.session.flush()
+            assert row.id is not None
+            self.versions[key] = row.id
+        return self.versions[key]
+
+    def _benchmark_id(self, name: str, scenario: str) -> int:
+        key = (name, scenario)
+        if key not in self.benchmarks:
+            row = self.session.scalar(
+                select(Benchmark).where(
+                    col(Benchmark.name) == name, col(Benchmark.scenario) == scenario
+                )
+            )
+            if row is None:
+                row = Benchmark(name=name, scenario=scenario)
+                self.session.add(row)
+                self.session.flush()
+            assert row.id is not None
+            self.benchmarks[key] = row.id
+        return self.benchmarks[key]
+
+    def _metric_id(self, record: MetricRecord) -> int:
+        key = (record.name, record.unit)
+        if key not in self.metrics:
+            row = self.session.scalar(
+                select(Metric).where(
+                    col(Metric.name) == record.name, col(Metric.unit) == record.unit
+                )
+            )
+            if row is None:
+                row = Metric(
+                    name=record.name, unit=record.unit, higher_is_better=record.higher_is_better
+                )
+                self.session.add(row)
+                self.session.flush()
+            elif row.higher_is_better != record.higher_is_better:
+                raise StoreError(
+                    f"metric {record.name} ({record.unit}) is stored as "
+                    f"{'higher' if row.higher_is_better else 'lower'} is better; "
+                    "a parser now says the opposite: fix the parser's metric table"
+                )
+            assert row.id is not None
+            self.metrics[key] = row.id
+        return self.metrics[key]
+
+
+def _system_fields(record: SystemRecord) -> dict[str, Any]:
+    return {
+        "name": record.name,
+        "submitter": record.submitter,
+        "accelerator": record.accelerator,
+        "accelerators_per_node": record.accelerators_per_node,
+        "nodes": record.nodes,
+        "accelerators_total": record.accelerators_total,
+        "host_cpu": record.host_cpu,
+        "division": record.division,
+        "availability": record.availability,
+        "raw_json": record.raw_json,
+    }
