@@ -177,29 +177,26 @@ class _RunReader:
         detail_path: Path,
         artifacts: list[ArtifactRecord],
     ) -> list[ParsedResult]:
-        summary_rel = self._relative(run_dir / SUMMARY_LOG_NAME)
-        detail_rel = self._relative(detail_path)
         if not detail_path.is_file():
-            return parse_loadgen_run(
-                summary=summary,
-                summary_path=summary_rel,
-                detail_lines=None,
-                detail_path=detail_rel,
-                benchmark=self.spec.labels.benchmark,
-            )
+            return self._run_parser(run_dir, summary, None)
         digest = hashlib.sha256()
         with detail_path.open("rb") as stream:
-            parsed = parse_loadgen_run(
-                summary=summary,
-                summary_path=summary_rel,
-                detail_lines=_hashed_lines(stream, digest),
-                detail_path=detail_rel,
-                benchmark=self.spec.labels.benchmark,
-            )
+            parsed = self._run_parser(run_dir, summary, _hashed_lines(stream, digest))
             for _ in _hashed_lines(stream, digest):
                 pass
         artifacts.append(self._artifact(detail_path, digest, detail_path.stat().st_size))
         return parsed
+
+    def _run_parser(
+        self, run_dir: Path, summary: bytes | None, detail_lines: Iterator[bytes] | None
+    ) -> list[ParsedResult]:
+        return parse_loadgen_run(
+            summary=summary,
+            summary_path=self._relative(run_dir / SUMMARY_LOG_NAME),
+            detail_lines=detail_lines,
+            detail_path=self._relative(run_dir / DETAIL_LOG_NAME),
+            benchmark=self.spec.labels.benchmark,
+        )
 
     def _relative(self, path: Path) -> str:
         return path.relative_to(self.root).as_posix()

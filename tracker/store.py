@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVarTuple
 
-from sqlalchemy import Engine, create_engine, event, func, inspect, select
+from sqlalchemy import Engine, Select, create_engine, event, func, inspect, select
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, OperationalError, SQLAlchemyError
 from sqlalchemy.orm import Session
@@ -178,13 +178,10 @@ class Store:
     def iter_export_rows(self, *, batch_size: int = 1000) -> Iterator[ExportRow]:
         """Every stored result with its labels, streamed in a stable order."""
         query = (
-            select(Result, Source, System, SoftwareVersion, Benchmark, Metric, Artifact)
-            .join(Source, col(Result.source_id) == col(Source.id))
+            _join_labels(
+                select(Result, Source, System, SoftwareVersion, Benchmark, Metric, Artifact)
+            )
             .join(Artifact, col(Result.artifact_id) == col(Artifact.id))
-            .join(System, col(Result.system_id) == col(System.id))
-            .join(SoftwareVersion, col(Result.software_version_id) == col(SoftwareVersion.id))
-            .join(Benchmark, col(Result.benchmark_id) == col(Benchmark.id))
-            .join(Metric, col(Result.metric_id) == col(Metric.id))
             .order_by(col(Result.id))
             .execution_options(yield_per=batch_size)
         )
@@ -194,41 +191,45 @@ class Store:
 
     def iter_series_points(self) -> Iterator[SeriesPoint]:
         """The samples of each series at each version, one point per (series, version)."""
+        series_columns = (
+            col(SoftwareVersion.software),
+            col(SoftwareVersion.version),
+            col(System.name),
+            col(Benchmark.name),
+            col(Benchmark.scenario),
+            col(Result.workload),
+            col(Metric.name),
+            col(Metric.unit),
+            col(Metric.higher_is_better),
+        )
         query = (
-            select(
-                col(SoftwareVersion.software),
-                col(SoftwareVersion.version),
-                col(System.name),
-                col(Benchmark.name),
-                col(Benchmark.scenario),
-                col(Result.workload),
-                col(Metric.name),
-                col(Metric.unit),
-                col(Metric.higher_is_better),
-                col(Result.value),
-                col(Result.is_valid),
-                col(Source.is_example),
+            _join_labels(
+                select(
+                    *series_columns,
+                    col(Result.value),
+                    col(Result.is_valid),
+                    col(Source.is_example),
+                )
             )
-            .join(Source, col(Result.source_id) == col(Source.id))
-            .join(System, col(Result.system_id) == col(System.id))
-            .join(SoftwareVersion, col(Result.software_version_id) == col(SoftwareVersion.id))
-            .join(Benchmark, col(Result.benchmark_id) == col(Benchmark.id))
-            .join(Metric, col(Result.metric_id) == col(Metric.id))
-            .order_by(
-                col(SoftwareVersion.software),
-                col(SoftwareVersion.version),
-                col(System.name),
-                col(Benchmark.name),
-                col(Benchmark.scenario),
-                col(Result.workload),
-                col(Metric.name),
-                col(Metric.unit),
-                col(Result.id),
-            )
+            .order_by(*series_columns, col(Result.id))
             .execution_options(yield_per=5000)
         )
         with Session(self.engine) as session:
             yield from _group_points(session.execute(query))
+
+
+_Ts = TypeVarTuple("_Ts")
+
+
+def _join_labels(query: Select[*_Ts]) -> Select[*_Ts]:
+    """Join a query over results to the tables that label them."""
+    return (
+        query.join(Source, col(Result.source_id) == col(Source.id))
+        .join(System, col(Result.system_id) == col(System.id))
+        .join(SoftwareVersion, col(Result.software_version_id) == col(SoftwareVersion.id))
+        .join(Benchmark, col(Result.benchmark_id) == col(Benchmark.id))
+        .join(Metric, col(Result.metric_id) == col(Metric.id))
+    )
 
 
 def _group_points(rows: Any) -> Iterator[SeriesPoint]:
