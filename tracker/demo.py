@@ -11,9 +11,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tracker.demo_data import write_demo_data
-from tracker.ingest import ProgressCallback, SourceOutcome, ingest_source, read_job
+from tracker.ingest import SourceOutcome, ingest_source, read_job
 from tracker.paths import ingest_jobs_dir
 from tracker.publish import publish_report
+from tracker.readers.base import ProgressCallback
 from tracker.store import Store
 
 __all__ = ["DEMO_JOB", "DemoOutcome", "run_demo"]

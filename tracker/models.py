@@ -110,7 +110,13 @@ class Metric(SQLModel, table=True):
 
 
 class Result(SQLModel, table=True):
-    """One sample of one metric; samples with the same labels are repeats."""
+    """One sample of one metric; samples with the same labels are repeats.
+
+    ``sweep_key`` ties together the points of one sweep (e.g. one result per
+    concurrency of an AIPerf sweep); ``software_stack`` describes the software
+    the result ran on where the version label alone does not (an MLPerf round's
+    framework and stack strings).
+    """
 
     __table_args__ = (
         Index(
@@ -137,6 +143,8 @@ class Result(SQLModel, table=True):
     value: float
     is_valid: bool
     run_label: str = Field(default="", sa_column=Column(Text, nullable=False, server_default=""))
+    sweep_key: str | None = Field(default=None, max_length=64, index=True)
+    software_stack: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
     location: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
     round: str | None = Field(default=None, max_length=20)
     extra: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))

@@ -139,6 +139,8 @@ class ResultRecord:
     location: str | None = None
     round: str | None = None
     run_label: str = ""
+    sweep_key: str | None = None
+    software_stack: str | None = None
     extra: Mapping[str, ExtraValue] = field(default_factory=dict)
 
     @property
@@ -218,6 +220,9 @@ class ExportRow:
     software_version: str
     concurrency: float | None
     workload: str
+    sweep_key: str | None
+    software_stack: str | None
+    run_label: str
     is_example: bool
     source_location: str
     artifact_path: str

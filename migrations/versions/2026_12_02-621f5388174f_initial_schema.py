@@ -1,8 +1,8 @@
 """initial schema
 
-Revision ID: 372fea1a867a
+Revision ID: 621f5388174f
 Revises:
-Create Date: 2026-12-02 16:28:02.880811
+Create Date: 2026-12-02 16:36:36.831097
 """
 
 from collections.abc import Sequence
@@ -11,7 +11,7 @@ import sqlalchemy as sa
 import sqlmodel
 from alembic import op
 
-revision: str = "372fea1a867a"
+revision: str = "621f5388174f"
 down_revision: str | None = None
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
@@ -149,6 +149,8 @@ def upgrade() -> None:
         sa.Column("value", sa.Float(), nullable=False),
         sa.Column("is_valid", sa.Boolean(), nullable=False),
         sa.Column("run_label", sa.Text(), server_default="", nullable=False),
+        sa.Column("sweep_key", sqlmodel.sql.sqltypes.AutoString(length=64), nullable=True),
+        sa.Column("software_stack", sa.Text(), nullable=True),
         sa.Column("location", sa.Text(), nullable=True),
         sa.Column("round", sqlmodel.sql.sqltypes.AutoString(length=20), nullable=True),
         sa.Column("extra", sa.JSON(), nullable=False),
@@ -192,10 +194,12 @@ def upgrade() -> None:
             batch_op.f("ix_result_software_version_id"), ["software_version_id"], unique=False
         )
         batch_op.create_index(batch_op.f("ix_result_source_id"), ["source_id"], unique=False)
+        batch_op.create_index(batch_op.f("ix_result_sweep_key"), ["sweep_key"], unique=False)
 
 
 def downgrade() -> None:
     with op.batch_alter_table("result", schema=None) as batch_op:
+        batch_op.drop_index(batch_op.f("ix_result_sweep_key"))
         batch_op.drop_index(batch_op.f("ix_result_source_id"))
         batch_op.drop_index(batch_op.f("ix_result_software_version_id"))
         batch_op.drop_index("ix_result_series")

@@ -1,0 +1,38 @@
+"""Source readers: one per kind of source, found by name or recognised from the files.
+
+A reader walks a :class:`tracker.tree.SourceTree`, hands the bytes to a parser
+(:mod:`tracker.parsers`), applies the labels of the :class:`SourceSpec` and
+returns a :class:`Reading`. Adding a kind is adding a module here and a line
+in ``READERS``.
+"""
+
+from __future__ import annotations
+
+from tracker.errors import ConfigError
+from tracker.readers.base import Reader, Reading
+from tracker.readers.loadgen import LoadGenReader
+from tracker.tree import SourceTree
+
+__all__ = ["KINDS", "READERS", "Reader", "Reading", "detect_kind", "reader_for"]
+
+READERS: dict[str, Reader] = {reader.kind: reader for reader in (LoadGenReader(),)}
+KINDS: tuple[str, ...] = tuple(READERS)
+
+
+def reader_for(kind: str) -> Reader:
+    """The reader of ``kind``."""
+    if kind not in READERS:
+        raise ConfigError(f"unknown kind {kind!r}; supported kinds: auto, {', '.join(KINDS)}")
+    return READERS[kind]
+
+
+def detect_kind(tree: SourceTree) -> str:
+    """The kind of the source, recognised from its files; the first reader that claims it."""
+    for reader in READERS.values():
+        if reader.detect(tree):
+            return reader.kind
+    looked_for = "; ".join(f"{r.kind}: {r.looks_for}" for r in READERS.values())
+    raise ConfigError(
+        f"{tree.location}: cannot tell what kind of results this is; looked for {looked_for}. "
+        f"Supported kinds: {', '.join(KINDS)}; pass --kind to choose one"
+    )

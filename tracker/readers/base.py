@@ -1,0 +1,118 @@
+"""What every reader shares: the :class:`Reader` interface, :class:`Reading`, labelling."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from tracker.errors import ConfigError, ParseError
+from tracker.records import (
+    ParsedResult,
+    ResultRecord,
+    SoftwareRecord,
+    SourceSpec,
+    SystemRecord,
+)
+from tracker.tree import SourceTree
+
+__all__ = [
+    "DEFAULT_SOFTWARE",
+    "ProgressCallback",
+    "Reader",
+    "Reading",
+    "label_result",
+    "require_labels",
+]
+
+DEFAULT_SOFTWARE = "local"
+ProgressCallback = Callable[[int, int, str], None]
+
+
+@dataclass
+class Reading:
+    """What a reader found in one source.
+
+    ``errors`` are the files refused (the source's other results are still
+    good); ``notes`` are remarks for the user (labels guessed, files skipped).
+    """
+
+    results: list[ResultRecord] = field(default_factory=list)
+    errors: list[ParseError] = field(default_factory=list)
+    notes: set[str] = field(default_factory=set)
+    runs_found: int = 0
+
+
+class Reader(Protocol):
+    """Reads one kind of source."""
+
+    kind: str
+    """The name used by ``--kind`` and in ingest jobs."""
+    looks_for: str
+    """What :meth:`detect` looks for, for the error when nothing matches."""
+
+    def detect(self, tree: SourceTree) -> bool:
+        """Whether the files of ``tree`` are of this kind."""
+        ...
+
+    def read(
+        self,
+        tree: SourceTree,
+        spec: SourceSpec,
+        *,
+        strict: bool,
+        progress: ProgressCallback | None,
+    ) -> Reading:
+        """Parse every run of the source; with ``strict``, raise on the first bad file."""
+        ...
+
+
+def require_labels(spec: SourceSpec, *, what_files_lack: str) -> tuple[str, str]:
+    """The software version and system labels, which local-run files do not carry."""
+    labels = spec.labels
+    if not labels.software_version:
+        raise ConfigError(
+            f"{spec.location}: {what_files_lack} do not name a software version; "
+            "pass --software-version (or software_version in the ingest job)"
+        )
+    if not labels.system:
+        raise ConfigError(
+            f"{spec.location}: {what_files_lack} do not name the system; "
+            "pass --system (or system in the ingest job)"
+        )
+    return labels.software_version, labels.system
+
+
+def label_result(
+    parsed: ParsedResult,
+    spec: SourceSpec,
+    *,
+    artifact_sha256: str,
+    benchmark: str,
+    run_label: str = "",
+    sweep_key: str | None = None,
+) -> ResultRecord:
+    """A parsed value with the labels of the source applied (command line or job)."""
+    labels = spec.labels
+    version, system = labels.software_version or "", labels.system or ""
+    return ResultRecord(
+        system=SystemRecord(name=system, accelerators_total=labels.accelerators),
+        software=SoftwareRecord(
+            software=labels.software or DEFAULT_SOFTWARE,
+            version=version,
+            release_date=labels.release_date,
+        ),
+        benchmark=benchmark,
+        scenario=parsed.scenario,
+        metric=parsed.metric,
+        value=parsed.value,
+        is_valid=parsed.is_valid,
+        artifact_path=parsed.artifact_path,
+        artifact_sha256=artifact_sha256,
+        line=parsed.line,
+        workload=parsed.workload,
+        concurrency=parsed.concurrency,
+        run_label=run_label,
+        sweep_key=sweep_key,
+        extra=parsed.extra,
+    )
