@@ -5,6 +5,7 @@
   (set by ``.ci/run``), where a missing folder fails.
 * ``database_url``: a fresh SQLite file, and — when ``TRACKER_TEST_POSTGRES_URL``
   is set — a fresh PostgreSQL schema of the test's own, dropped afterwards.
+* every test gets its own ``TRACKER_CACHE_DIR`` (downloads, ingest snapshots).
 """
 
 from __future__ import annotations
@@ -22,6 +23,12 @@ from tracker.store import Store, normalise_database_url
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 POSTGRES_URL_VARIABLE = "TRACKER_TEST_POSTGRES_URL"
+
+
+@pytest.fixture(autouse=True)
+def _private_cache_dir(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Downloads and ingest snapshots of a test go to its own folder, never to ~/.cache."""
+    monkeypatch.setenv("TRACKER_CACHE_DIR", str(tmp_path / "tracker-cache"))
 
 
 @pytest.fixture(scope="session")

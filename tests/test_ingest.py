@@ -155,7 +155,8 @@ def test_folder_without_results_lists_what_was_looked_for(
     assert result.exit_code == 2
     assert "cannot tell what kind of results" in result.stderr
     assert "mlperf_log_summary.txt" in result.stderr
-    assert "Supported kinds: loadgen" in result.stderr
+    kinds = result.stderr.split("Supported kinds: ", 1)[1].split(";")[0]
+    assert "loadgen" in kinds.split(", ")
 
 
 def test_missing_source_is_a_clear_error(database_url: str, tmp_path: Path) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import shutil
 import sys
 from collections.abc import Iterator
@@ -19,14 +20,24 @@ from typing import IO, Any
 
 import click
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+from rich.progress import (
+    BarColumn,
+    DownloadColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TransferSpeedColumn,
+)
 
 from tracker import __version__
 from tracker.demo import run_demo
 from tracker.errors import TrackerError
+from tracker.fetch import DEFAULT_CACHE_DIR
 from tracker.ingest import KINDS, SourceOutcome, ingest_source, read_job
 from tracker.publish import publish_report
+from tracker.pull import PULLABLE, pull_round
 from tracker.records import ExportRow, Labels, SourceSpec
+from tracker.remote import GITHUB
 from tracker.schema import head_revision
 from tracker.store import Store
 
@@ -103,6 +114,35 @@ def _progress(label: str) -> Iterator[Any]:
         yield update
 
 
+@contextmanager
+def _download_bar() -> Iterator[Any]:
+    """A download progress bar on stderr (hidden when stderr is not a terminal)."""
+    with Progress(
+        TextColumn("download"),
+        BarColumn(),
+        DownloadColumn(),
+        TransferSpeedColumn(),
+        console=_err,
+        transient=True,
+        disable=not _err.is_terminal,
+    ) as bar:
+        task = bar.add_task("download", total=None)
+
+        def update(received: int, total: int | None) -> None:
+            bar.update(task, completed=received, total=total)
+
+        yield update
+
+
+def _cache_dir() -> Path:
+    """Downloads and snapshots: ``TRACKER_CACHE_DIR``, else ``$XDG_CACHE_HOME/tracker``."""
+    if os.environ.get("TRACKER_CACHE_DIR"):
+        return Path(os.environ["TRACKER_CACHE_DIR"])
+    if os.environ.get("XDG_CACHE_HOME"):
+        return Path(os.environ["XDG_CACHE_HOME"]) / "tracker"
+    return DEFAULT_CACHE_DIR
+
+
 @cli.group()
 def db() -> None:
     """Database schema commands.
@@ -172,10 +212,13 @@ def ingest(
     strict: bool,
     **label_options: Any,
 ) -> None:
-    """Ingest result folders or ingest jobs (*.toml) into the database.
+    """Ingest result folders, archives, URLs or ingest jobs (*.toml) into the database.
 
     Each source is stored all or nothing; ingesting the same files again stores
-    nothing new. A folder with one run per subfolder is stored as repeats.
+    nothing new (an unchanged source is recognised without reading it again; see
+    TRACKER_CACHE_DIR). A folder with one run per subfolder is stored as repeats.
+    A published MLPerf Inference round (folder, .tar.gz, .zip or URL) and its
+    summary_results.json are recognised; the round is their software version.
     Without --strict, the good runs of a source with a bad file are stored and
     the bad files are listed; the exit code is then 2.
 
@@ -183,17 +226,31 @@ def ingest(
     Example:
         tracker ingest out/loadgen --kind loadgen --software vllm \\
             --software-version 0.11.0 --system node-a --benchmark llama2-70b
+        tracker ingest inference_results_v5.1/ summary_results_v6.0.json
         tracker ingest ingest/demo.toml
     """
     labels = Labels(**label_options)
     specs = [spec for source in sources for spec in _specs(source, kind, labels)]
-    failed = False
-    with _open_store(ctx) as store, _progress("ingest") as progress:
+    outcomes = []
+    with (
+        _open_store(ctx) as store,
+        _progress("ingest") as progress,
+        _download_bar() as download,
+    ):
         for spec in specs:
-            outcome = ingest_source(store, spec, strict=strict, progress=progress)
+            outcome = ingest_source(
+                store,
+                spec,
+                strict=strict,
+                progress=progress,
+                cache_dir=_cache_dir(),
+                download_progress=download,
+            )
             _echo_outcome(outcome)
-            failed = failed or bool(outcome.errors)
-    if failed:
+            outcomes.append(outcome)
+    if len(outcomes) > 1:
+        _echo_totals(outcomes)
+    if any(outcome.errors for outcome in outcomes):
         ctx.exit(EXIT_DATA_ERROR)
 
 
@@ -213,6 +270,14 @@ def _gaps(labels: Labels, given: dict[str, Any]) -> dict[str, Any]:
 
 
 def _echo_outcome(outcome: SourceOutcome) -> None:
+    download = outcome.download
+    if download is not None:
+        fetched = (
+            "not modified, nothing downloaded"
+            if download.not_modified
+            else f"downloaded {download.bytes_transferred} bytes"
+        )
+        click.echo(f"{download.url}: {fetched} (sha256 {download.sha256})")
     saved = outcome.saved
     if saved is None:
         summary = "nothing stored"
@@ -224,11 +289,69 @@ def _echo_outcome(outcome: SourceOutcome) -> None:
             if saved.results_already_stored
             else ""
         )
+    if outcome.runs_failed:
+        summary += f", {outcome.runs_failed} failed (see the errors)"
     click.echo(f"{outcome.location}: {outcome.runs_found} runs ({outcome.kind}), {summary}")
     for note in outcome.notes:
         click.echo(f"  note: {note}")
     for error in outcome.errors:
         click.echo(f"Error: {error}", err=True)
+
+
+def _echo_totals(outcomes: list[SourceOutcome]) -> None:
+    stored = sum(o.saved.results_stored for o in outcomes if o.saved)
+    unchanged = sum(o.saved.results_already_stored for o in outcomes if o.saved)
+    failed = sum(o.runs_failed for o in outcomes)
+    click.echo(
+        f"Total: {len(outcomes)} sources, {stored} results stored, "
+        f"{unchanged} unchanged (already stored), {failed} failed"
+    )
+
+
+@cli.command()
+@click.argument("what", type=click.Choice(PULLABLE))
+@click.option("--round", "round_label", required=True, help="The round, e.g. v5.1.")
+@click.option("--ref", help="Commit, tag or branch to pin (default: the default branch).")
+@click.option(
+    "--base-url",
+    default=GITHUB,
+    show_default=True,
+    help="Where the mlcommons/inference_results_vX.Y repositories are served.",
+)
+@click.option("--strict", is_flag=True, help="Store nothing of the round if a file is bad.")
+@click.pass_context
+def pull(
+    ctx: click.Context, what: str, round_label: str, ref: str | None, base_url: str, strict: bool
+) -> None:
+    """Download a published MLPerf Inference round and ingest it.
+
+    Streams the GitHub archive of mlcommons/inference_results_vX.Y (pinned with
+    --ref) into the download cache (TRACKER_CACHE_DIR, default ~/.cache/tracker);
+    pulling an unchanged round again downloads nothing and stores nothing.
+
+    \b
+    Example:
+        tracker pull mlperf-inference --round v5.1
+        tracker pull mlperf-inference --round v6.0 --ref 4d3916ac9cf474b679cdfcf492d43a0559418ad1
+    """
+    with (
+        _open_store(ctx) as store,
+        _progress("ingest") as progress,
+        _download_bar() as download,
+    ):
+        outcome = pull_round(
+            store,
+            round_label,
+            ref=ref,
+            base_url=base_url,
+            strict=strict,
+            cache_dir=_cache_dir(),
+            progress=progress,
+            download_progress=download,
+        )
+    _echo_outcome(outcome)
+    if outcome.errors:
+        ctx.exit(EXIT_DATA_ERROR)
 
 
 @cli.command()

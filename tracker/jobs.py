@@ -6,6 +6,7 @@ The format is documented in ``ingest/README.md``. Parsing is pure (bytes in,
 
 from __future__ import annotations
 
+import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -14,13 +15,16 @@ from typing import Any
 
 from tracker.errors import ConfigError
 from tracker.records import Labels, SourceSpec
+from tracker.remote import is_ref
 
 __all__ = ["Job", "parse_job"]
 
 _JOB_KEYS = {"name", "description", "example", "root"}
 _LABEL_KEYS = {"kind", "software", "software_version", "system", "accelerators", "benchmark"}
 _LABEL_KEYS_WITH_DATE = _LABEL_KEYS | {"release_date"}
-_SOURCE_KEYS = _LABEL_KEYS_WITH_DATE | {"location"}
+_PIN_KEYS = {"commit", "sha256"}
+_SOURCE_KEYS = _LABEL_KEYS_WITH_DATE | _PIN_KEYS | {"location"}
+_SHA256 = re.compile(r"[0-9a-fA-F]{64}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,7 +85,13 @@ def _source(
         is_example=is_example,
     )
     kind = _typed(merged, "kind", str, path=path, where=where, default="auto")
-    return SourceSpec(location=location, kind=kind, labels=labels)
+    commit = _typed(entry, "commit", str, path=path, where=where, default=None)
+    sha256 = _typed(entry, "sha256", str, path=path, where=where, default=None)
+    if sha256 is not None and not _SHA256.fullmatch(sha256):
+        raise ConfigError(f"{path}: {where}: 'sha256' must be 64 hex digits, not {sha256!r}")
+    if commit is not None and not is_ref(commit):
+        raise ConfigError(f"{path}: {where}: 'commit' {commit!r} is not a commit or ref")
+    return SourceSpec(location=location, kind=kind, labels=labels, commit=commit, sha256=sha256)
 
 
 def _version(fields: Mapping[str, Any], *, path: str, where: str) -> str | None:

@@ -154,7 +154,8 @@ class Finding(SQLModel, table=True):
     """A regression, improvement, change point, scaling drop or SLA miss.
 
     ``fingerprint`` identifies the finding across analysis runs so that its
-    triage ``status`` (open, acknowledged, expected, fixed) survives re-analysis.
+    triage ``status`` (open, acknowledged, expected, fixed) survives re-analysis;
+    ``is_current`` says whether the latest analysis run found it.
     """
 
     id: int | None = Field(default=None, primary_key=True)
@@ -168,5 +169,6 @@ class Finding(SQLModel, table=True):
     evidence: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
     status: str = Field(default="open", max_length=20, index=True)
     status_note: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    is_current: bool = True
     created_at: datetime
     updated_at: datetime

@@ -12,12 +12,17 @@ import hashlib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import date, datetime
+from typing import Any
 
 __all__ = [
+    "FINDING_STATUSES",
+    "AnalysisSample",
     "ArtifactRecord",
     "ExportRow",
     "ExtraValue",
+    "FindingRecord",
+    "FindingsSaved",
     "Labels",
     "MetricRecord",
     "ParsedResult",
@@ -26,6 +31,8 @@ __all__ = [
     "SoftwareRecord",
     "SourceRecord",
     "SourceSpec",
+    "StoredFinding",
+    "SweepSample",
     "SystemRecord",
     "VersionInfo",
 ]
@@ -142,6 +149,9 @@ class ResultRecord:
     sweep_key: str | None = None
     software_stack: str | None = None
     extra: Mapping[str, ExtraValue] = field(default_factory=dict)
+    sample_id: str | None = None
+    """Names the sample where its file should not: a published MLPerf result is
+    one sample per round and location, whether read from its logs or its table."""
 
     @property
     def sample_key(self) -> str:
@@ -149,7 +159,9 @@ class ResultRecord:
 
         The same file (by content) under the same labels gives the same key
         wherever it was found, so the store keeps one row; two repeats of a run
-        are different files and are kept as separate samples.
+        are different files (or lines of one file, as vLLM's ``--append-result``
+        writes them) and are kept as separate samples. ``sample_id``, when set,
+        stands in for the file's hash and line.
         """
         payload = json.dumps(
             [
@@ -161,7 +173,7 @@ class ResultRecord:
                 self.workload,
                 self.concurrency,
                 self.metric.name,
-                self.artifact_sha256,
+                *((self.sample_id,) if self.sample_id else (self.artifact_sha256, self.line)),
             ],
             sort_keys=True,
         )
@@ -258,8 +270,119 @@ class Labels:
 
 @dataclass(frozen=True, slots=True)
 class SourceSpec:
-    """One source to ingest: where it is, its kind and its labels."""
+    """One source to ingest: where it is, its kind and its labels.
+
+    ``commit`` pins a GitHub-style repository URL to one commit; ``sha256`` is
+    the expected hash of a downloaded file or local archive.
+    """
 
     location: str
     kind: str = "auto"
     labels: Labels = field(default_factory=Labels)
+    commit: str | None = None
+    sha256: str | None = None
+
+
+FINDING_STATUSES = ("open", "acknowledged", "expected", "fixed")
+"""Triage states of a finding: analysis opens and fixes them, people acknowledge or expect them."""
+
+
+@dataclass(frozen=True, slots=True)
+class AnalysisSample:
+    """One stored result as the analysis reads it: labels, value, validity (one per sample)."""
+
+    software: str
+    version: str
+    system_key: str
+    system: str
+    submitter: str | None
+    division: str | None
+    accelerator: str | None
+    nodes: int | None
+    accelerators_total: int | None
+    host_cpu: str | None
+    benchmark: str
+    scenario: str
+    workload: str
+    metric: str
+    unit: str
+    higher_is_better: bool
+    value: float
+    is_valid: bool
+    software_stack: str | None
+    sweep_key: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class SweepSample:
+    """One point of a sweep (its ``output_tokens_per_s`` result) with its tokens/s/user."""
+
+    sweep_key: str
+    software: str
+    version: str
+    system_key: str
+    benchmark: str
+    scenario: str
+    curve_workload: str
+    accelerator: str | None
+    accelerators_total: int | None
+    concurrency: float | None
+    output_tokens_per_s: float
+    tokens_per_s_per_user: float | None
+    tokens_per_s_per_user_statistic: str | None
+    is_valid: bool
+
+
+@dataclass(frozen=True, slots=True)
+class FindingRecord:
+    """A finding as one analysis run produced it (``evidence`` is JSON-ready).
+
+    ``fingerprint`` identifies it across runs (a hash of what it is about, never of
+    its numbers); ``software`` and the version labels name its versions.
+    """
+
+    fingerprint: str
+    kind: str
+    series_key: str
+    method: str
+    software: str | None = None
+    baseline_version: str | None = None
+    candidate_version: str | None = None
+    change_pct: float | None = None
+    evidence: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class StoredFinding:
+    """A stored finding with its triage state; ``is_current`` when the last analysis found it."""
+
+    id: int
+    fingerprint: str
+    kind: str
+    series_key: str
+    method: str
+    baseline_version: str | None
+    candidate_version: str | None
+    change_pct: float | None
+    evidence: Mapping[str, Any]
+    status: str
+    status_note: str | None
+    is_current: bool
+    created_at: datetime
+    updated_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class FindingsSaved:
+    """What saving one analysis run's findings did to the stored ones.
+
+    ``closed``: open findings no longer found, now "fixed"; ``no_longer_found``:
+    acknowledged or expected ones no longer found, status kept; ``reopened``:
+    "fixed" ones found again, now "open".
+    """
+
+    new: int = 0
+    updated: int = 0
+    reopened: int = 0
+    closed: int = 0
+    no_longer_found: int = 0

@@ -6,12 +6,22 @@ A source is written in one transaction, so it is stored all or nothing.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, TypeVarTuple
+from typing import Any, TypeVarTuple, cast
 
-from sqlalchemy import Engine, Select, create_engine, event, func, inspect, select
+from sqlalchemy import (
+    Engine,
+    Select,
+    Table,
+    create_engine,
+    event,
+    func,
+    insert,
+    inspect,
+    select,
+)
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, OperationalError, SQLAlchemyError
 from sqlalchemy.orm import Session
@@ -21,6 +31,7 @@ from tracker.errors import StoreError
 from tracker.models import (
     Artifact,
     Benchmark,
+    Finding,
     Metric,
     Result,
     SoftwareVersion,
@@ -28,12 +39,18 @@ from tracker.models import (
     System,
 )
 from tracker.records import (
+    FINDING_STATUSES,
+    AnalysisSample,
     ExportRow,
+    FindingRecord,
+    FindingsSaved,
     MetricRecord,
     ResultRecord,
     SeriesPoint,
     SoftwareRecord,
     SourceRecord,
+    StoredFinding,
+    SweepSample,
     SystemRecord,
     VersionInfo,
 )
@@ -43,6 +60,9 @@ from tracker.versions import version_sort_key
 __all__ = ["SaveOutcome", "Store", "normalise_database_url"]
 
 _SQLITE_BUSY_TIMEOUT_S = 30.0
+_BATCH = 2000
+_RESULT_TABLE = cast(Table, inspect(Result).local_table)  # Core inserts: cheaper per row
+_ARTIFACT_TABLE = cast(Table, inspect(Artifact).local_table)
 
 
 @dataclass(frozen=True, slots=True)
@@ -217,6 +237,117 @@ class Store:
         with Session(self.engine) as session:
             yield from _group_points(session.execute(query))
 
+    def iter_analysis_samples(self, *, batch_size: int = 5000) -> Iterator[AnalysisSample]:
+        """Every stored result as the analysis reads it, valid or not, streamed by id."""
+        query = _join_labels(select(*_ANALYSIS_COLUMNS)).order_by(col(Result.id))
+        with Session(self.engine) as session:
+            for row in session.execute(query.execution_options(yield_per=batch_size)):
+                yield AnalysisSample(*cast(tuple[Any, ...], row))
+
+    def iter_sweep_samples(self, *, metric: str) -> Iterator[SweepSample]:
+        """The points of every sweep (results with a sweep key), their ``metric`` result only.
+
+        Sweep points come from serving tools; their ``extra`` gives the curve
+        workload, tokens/s/user and its statistic, and the accelerator count.
+        """
+        query = (
+            _join_labels(select(*_SWEEP_COLUMNS))
+            .where(col(Result.sweep_key).is_not(None), col(Metric.name) == metric)
+            .order_by(col(Result.sweep_key), col(Result.id))
+        )
+        with Session(self.engine) as session:
+            for row in session.execute(query.execution_options(yield_per=2000)):
+                yield _sweep_sample(*row)
+
+    def save_findings(
+        self,
+        findings: Sequence[FindingRecord],
+        *,
+        analysed_at: datetime,
+        evaluated: Callable[[StoredFinding], bool] = lambda _finding: True,
+    ) -> FindingsSaved:
+        """Store one analysis run's findings by fingerprint, keeping their triage states.
+
+        * found and not stored yet: stored as "open";
+        * found and stored: kind, method, Δ%, versions and evidence are replaced,
+          the status is kept; a finding the analysis had closed ("fixed" and not
+          current) is reopened as "open", with a note;
+        * stored, current, not found, and about something the run ``evaluated``
+          (what the finding is about was analysed again): no longer current;
+          "open" becomes "fixed" with a note, "acknowledged", "expected" and
+          "fixed" stay as people set them. Findings about what the run did not
+          look at are left alone.
+        """
+        try:
+            with Session(self.engine) as session, session.begin():
+                return _save_findings(session, findings, analysed_at, evaluated)
+        except SQLAlchemyError as error:
+            raise StoreError(f"could not store the findings: {error}; nothing changed") from None
+
+    def list_findings(self, *, status: str | None = None) -> list[StoredFinding]:
+        """Stored findings, oldest first; only those with ``status`` when given."""
+        query = select(Finding).order_by(col(Finding.id))
+        if status is not None:
+            query = query.where(col(Finding.status) == _checked_status(status))
+        with Session(self.engine) as session:
+            return [_stored_finding(row) for row in session.scalars(query)]
+
+    def set_finding_status(
+        self, finding_id: int, *, status: str, note: str | None = None
+    ) -> StoredFinding:
+        """Triage one finding: set its status (and note); analysis keeps it while it holds."""
+        with Session(self.engine) as session, session.begin():
+            row = session.get(Finding, finding_id)
+            if row is None:
+                raise StoreError(
+                    f"no finding has id {finding_id}; "
+                    "list them with `tracker findings --status all`"
+                )
+            row.status = _checked_status(status)
+            row.status_note = note
+            row.updated_at = datetime.now(UTC)
+            session.flush()
+            return _stored_finding(row)
+
+
+_ANALYSIS_COLUMNS = (
+    col(SoftwareVersion.software),
+    col(SoftwareVersion.version),
+    col(System.key),
+    col(System.name),
+    col(System.submitter),
+    col(System.division),
+    col(System.accelerator),
+    col(System.nodes),
+    col(System.accelerators_total),
+    col(System.host_cpu),
+    col(Benchmark.name),
+    col(Benchmark.scenario),
+    col(Result.workload),
+    col(Metric.name),
+    col(Metric.unit),
+    col(Metric.higher_is_better),
+    col(Result.value),
+    col(Result.is_valid),
+    col(Result.software_stack),
+    col(Result.sweep_key),
+)
+"""In the order of :class:`AnalysisSample`'s fields."""
+
+_SWEEP_COLUMNS = (
+    col(Result.sweep_key),
+    col(SoftwareVersion.software),
+    col(SoftwareVersion.version),
+    col(System.key),
+    col(Benchmark.name),
+    col(Benchmark.scenario),
+    col(System.accelerator),
+    col(System.accelerators_total),
+    col(Result.concurrency),
+    col(Result.value),
+    col(Result.is_valid),
+    col(Result.extra),
+)
 
 _Ts = TypeVarTuple("_Ts")
 
@@ -338,21 +469,26 @@ class _Writer:
         assert source_row.id is not None
         artifacts = self._save_artifacts(source_row.id, source)
         fresh = self._new_results(results)
-        for record in fresh:
-            self.session.add(self._result_row(source_row.id, artifacts, record))
-        self.session.flush()
+        self._prepare_systems(record.system for _key, record in fresh)
+        rows = [self._result_values(source_row.id, artifacts, key, r) for key, r in fresh]
+        for start in range(0, len(rows), _BATCH):
+            self.session.execute(insert(_RESULT_TABLE), rows[start : start + _BATCH])
         return SaveOutcome(False, len(fresh), len(results) - len(fresh))
 
     def _save_artifacts(self, source_id: int, source: SourceRecord) -> dict[str, int]:
         rows = [
-            Artifact(source_id=source_id, path=a.path, sha256=a.sha256, size_bytes=a.size_bytes)
+            {"source_id": source_id, "path": a.path, "sha256": a.sha256, "size_bytes": a.size_bytes}
             for a in source.artifacts
         ]
-        self.session.add_all(rows)
-        self.session.flush()
-        return {row.path: row.id for row in rows if row.id is not None}
+        for start in range(0, len(rows), _BATCH):
+            self.session.execute(insert(_ARTIFACT_TABLE), rows[start : start + _BATCH])
+        found = self.session.execute(
+            select(col(Artifact.path), col(Artifact.id)).where(col(Artifact.source_id) == source_id)
+        )
+        return {path: artifact_id for path, artifact_id in found if artifact_id is not None}
 
-    def _new_results(self, results: Sequence[ResultRecord]) -> list[ResultRecord]:
+    def _new_results(self, results: Sequence[ResultRecord]) -> list[tuple[str, ResultRecord]]:
+        """The results not stored yet, with their sample keys (computed once)."""
         unique = {r.sample_key: r for r in results}
         keys = list(unique)
         stored: set[str] = set()
@@ -363,39 +499,76 @@ class _Writer:
                     select(col(Result.sample_key)).where(col(Result.sample_key).in_(chunk))
                 )
             )
-        return [record for key, record in unique.items() if key not in stored]
+        return [(key, record) for key, record in unique.items() if key not in stored]
 
-    def _result_row(self, source_id: int, artifacts: dict[str, int], r: ResultRecord) -> Result:
+    def _prepare_systems(self, records: Iterable[SystemRecord]) -> None:
+        """Find or create every system of a batch with a few queries, not a few per system."""
+        wanted = {r.key: r for r in records if r.key not in self.systems}
+        keys = list(wanted)
+        for start in range(0, len(keys), 500):
+            chunk = keys[start : start + 500]
+            for row in self.session.scalars(select(System).where(col(System.key).in_(chunk))):
+                _fill_system_gaps(row, wanted[row.key])
+                assert row.id is not None
+                self.systems[row.key] = row.id
+        missing = [wanted[k] for k in keys if k not in self.systems]
+        if not missing:
+            return
+        self.session.flush()
+        for start in range(0, len(missing), _BATCH):
+            batch = missing[start : start + _BATCH]
+            self.session.execute(
+                insert(System), [{"key": r.key, **_system_fields(r)} for r in batch]
+            )
+            created = self.session.execute(
+                select(col(System.key), col(System.id)).where(
+                    col(System.key).in_([r.key for r in batch])
+                )
+            )
+            self.systems.update({key: sid for key, sid in created if sid is not None})
+
+    def _result_values(
+        self, source_id: int, artifacts: dict[str, int], key: str, r: ResultRecord
+    ) -> dict[str, Any]:
         if r.artifact_path not in artifacts:
             raise StoreError(f"result refers to {r.artifact_path}, which is not in its source")
-        return Result(
-            sample_key=r.sample_key,
-            source_id=source_id,
-            artifact_id=artifacts[r.artifact_path],
-            line=r.line,
-            system_id=self._system_id(r.system),
-            software_version_id=self._version_id(r.software),
-            benchmark_id=self._benchmark_id(r.benchmark, r.scenario),
-            metric_id=self._metric_id(r.metric),
-            workload=r.workload,
-            concurrency=r.concurrency,
-            value=r.value,
-            is_valid=r.is_valid,
-            run_label=r.run_label,
-            sweep_key=r.sweep_key,
-            software_stack=r.software_stack,
-            location=r.location,
-            round=r.round,
-            extra=dict(r.extra),
-        )
+        return {
+            "sample_key": key,
+            "source_id": source_id,
+            "artifact_id": artifacts[r.artifact_path],
+            "line": r.line,
+            "system_id": self._system_id(r.system),
+            "software_version_id": self._version_id(r.software),
+            "benchmark_id": self._benchmark_id(r.benchmark, r.scenario),
+            "metric_id": self._metric_id(r.metric),
+            "workload": r.workload,
+            "concurrency": r.concurrency,
+            "value": r.value,
+            "is_valid": r.is_valid,
+            "run_label": r.run_label,
+            "sweep_key": r.sweep_key,
+            "software_stack": r.software_stack,
+            "location": r.location,
+            "round": r.round,
+            "extra": dict(r.extra),
+        }
 
     def _system_id(self, record: SystemRecord) -> int:
+        """The row of a system, created on first sight; details it lacks are filled in.
+
+        A system seen again with details the row does not have yet (a system first
+        named by a local run's label, later described by an MLPerf system JSON)
+        gets them; details already stored are never overwritten, so the outcome
+        does not depend on the order of ingestion.
+        """
         if record.key not in self.systems:
             row = self.session.scalar(select(System).where(col(System.key) == record.key))
             if row is None:
                 row = System(key=record.key, **_system_fields(record))
                 self.session.add(row)
-                self.session.flush()
+            else:
+                _fill_system_gaps(row, record)
+            self.session.flush()
             assert row.id is not None
             self.systems[record.key] = row.id
         return self.systems[record.key]
@@ -464,6 +637,12 @@ class _Writer:
         return self.metrics[key]
 
 
+def _fill_system_gaps(row: System, record: SystemRecord) -> None:
+    for name, value in _system_fields(record).items():
+        if value is not None and getattr(row, name) is None:
+            setattr(row, name, value)
+
+
 def _system_fields(record: SystemRecord) -> dict[str, Any]:
     return {
         "name": record.name,
@@ -477,3 +656,134 @@ def _system_fields(record: SystemRecord) -> dict[str, Any]:
         "availability": record.availability,
         "raw_json": record.raw_json,
     }
+
+
+def _sweep_sample(
+    sweep_key: str,
+    software: str,
+    version: str,
+    system_key: str,
+    benchmark: str,
+    scenario: str,
+    accelerator: str | None,
+    accelerators_total: int | None,
+    concurrency: float | None,
+    value: float,
+    is_valid: bool,
+    extra: dict[str, Any],
+) -> SweepSample:
+    def number(name: str) -> float | None:
+        found = extra.get(name)
+        return float(found) if isinstance(found, int | float) and found is not True else None
+
+    def text(name: str) -> str | None:
+        found = extra.get(name)
+        return found if isinstance(found, str) and found else None
+
+    count = number("accelerators_total")
+    return SweepSample(
+        sweep_key=sweep_key,
+        software=software,
+        version=version,
+        system_key=system_key,
+        benchmark=benchmark,
+        scenario=scenario,
+        curve_workload=text("curve_workload") or "",
+        accelerator=accelerator or text("accelerator"),
+        accelerators_total=int(count) if count is not None else accelerators_total,
+        concurrency=concurrency,
+        output_tokens_per_s=value,
+        tokens_per_s_per_user=number("output_tokens_per_s_per_user"),
+        tokens_per_s_per_user_statistic=text("tokens_per_s_per_user_statistic"),
+        is_valid=is_valid,
+    )
+
+
+def _checked_status(status: str) -> str:
+    if status not in FINDING_STATUSES:
+        raise StoreError(
+            f"unknown finding status {status!r}; use one of {', '.join(FINDING_STATUSES)}"
+        )
+    return status
+
+
+def _save_findings(
+    session: Session,
+    findings: Sequence[FindingRecord],
+    at: datetime,
+    evaluated: Callable[[StoredFinding], bool],
+) -> FindingsSaved:
+    versions: dict[tuple[str | None, str | None], int | None] = {
+        (software, version): vid
+        for software, version, vid in session.execute(
+            select(
+                col(SoftwareVersion.software), col(SoftwareVersion.version), col(SoftwareVersion.id)
+            )
+        )
+    }
+    stored = {row.fingerprint: row for row in session.scalars(select(Finding))}
+    counts = dict.fromkeys(("new", "updated", "reopened", "closed", "no_longer_found"), 0)
+    when = f"{at:%Y-%m-%d %H:%M} UTC"
+    seen: set[str] = set()
+    for record in findings:
+        if record.fingerprint in seen:
+            continue
+        seen.add(record.fingerprint)
+        values: dict[str, Any] = {
+            "kind": record.kind,
+            "series_key": record.series_key,
+            "method": record.method,
+            "change_pct": record.change_pct,
+            "evidence": dict(record.evidence),
+            "baseline_version_id": versions.get((record.software, record.baseline_version)),
+            "candidate_version_id": versions.get((record.software, record.candidate_version)),
+            "is_current": True,
+            "updated_at": at,
+        }
+        row = stored.get(record.fingerprint)
+        if row is None:
+            session.add(Finding(fingerprint=record.fingerprint, created_at=at, **values))
+            counts["new"] += 1
+            continue
+        if row.status == "fixed" and not row.is_current:
+            row.status, row.status_note = "open", f"reopened by the analysis of {when}: found again"
+            counts["reopened"] += 1
+        else:
+            counts["updated"] += 1
+        for name, value in values.items():
+            setattr(row, name, value)
+    for fingerprint, row in stored.items():
+        if fingerprint in seen or not row.is_current or not evaluated(_stored_finding(row)):
+            continue
+        row.is_current, row.updated_at = False, at
+        if row.status == "open":
+            row.status, row.status_note = (
+                "fixed",
+                f"closed by the analysis of {when}: no longer found",
+            )
+            counts["closed"] += 1
+        else:
+            counts["no_longer_found"] += 1
+    return FindingsSaved(**counts)
+
+
+def _stored_finding(row: Finding) -> StoredFinding:
+    assert row.id is not None
+    evidence = dict(row.evidence)
+    baseline, candidate = evidence.get("baseline"), evidence.get("candidate")
+    return StoredFinding(
+        id=row.id,
+        fingerprint=row.fingerprint,
+        kind=row.kind,
+        series_key=row.series_key,
+        method=row.method,
+        baseline_version=baseline if isinstance(baseline, str) else None,
+        candidate_version=candidate if isinstance(candidate, str) else None,
+        change_pct=row.change_pct,
+        evidence=evidence,
+        status=row.status,
+        status_note=row.status_note,
+        is_current=row.is_current,
+        created_at=row.created_at,
+        updated_at=row.updated_at,
+    )

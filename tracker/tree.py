@@ -4,21 +4,29 @@ A reader sees a source only through a :class:`SourceTree`: relative POSIX
 paths, bytes and line streams. The tree hashes what is read, so the source's
 artifacts (path, sha256, size) come for free and the content hash of a source
 covers exactly the files its results came from. ``FolderTree`` reads a local
-folder; archives and downloads provide the same interface.
+folder; archives and downloads provide the same interface (:mod:`tracker.archive`).
+
+A tree also keeps a *trail*: a signature of every folder it listed and every
+file it probed or read (size, mtime, ctime, inode for a folder tree; the
+archive's sha256 for an archive). When a later ingest finds the same trail
+(:meth:`SourceTree.trail_matches`), nothing the readers saw can have changed,
+so the source need not be read again (see :mod:`tracker.snapshots`).
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator
+import os
+from collections.abc import Iterable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
-from typing import Protocol
+from stat import S_ISDIR
+from typing import IO, Protocol
 
 from tracker.errors import ParseError
 from tracker.records import ArtifactRecord
 
-__all__ = ["FolderTree", "SourceTree", "content_sha256"]
+__all__ = ["BufferedLines", "FileTree", "FolderTree", "SourceTree", "content_sha256"]
 
 
 class SourceTree(Protocol):
@@ -51,43 +59,214 @@ class SourceTree(Protocol):
         """How to name ``path`` in a message: the source location joined with it."""
         ...
 
+    @property
+    def root_name(self) -> str:
+        """The name of the tree's top folder (folder name, or an archive's top folder)."""
+        ...
+
+    def list_dir(self, path: str) -> tuple[list[str], list[str]]:
+        """The sub-folder names and file names directly inside ``path`` ("" = the root).
+
+        Both lists are sorted; a missing folder gives two empty lists.
+        """
+        ...
+
+    def exists(self, path: str) -> bool:
+        """Whether ``path`` is a file of the tree."""
+        ...
+
+    def read_order(self, paths: Iterable[str]) -> list[str]:
+        """``paths`` in the order that is cheapest to read (archive order for an archive)."""
+        ...
+
+    def trail(self) -> tuple[tuple[str, str], ...]:
+        """A signature of everything listed, probed or read so far, sorted by path."""
+        ...
+
+    def trail_matches(self, trail: Iterable[tuple[str, str]]) -> bool:
+        """Whether everything in an earlier :meth:`trail` is still exactly as it was."""
+        ...
+
+
+_ABSENT = "-"
+_CHUNK = 1 << 20
+_WHOLE_FILE_LIMIT = 8 << 20
+"""Files up to this size are read at once; bigger ones are streamed line by line."""
+
+
+class BufferedLines:
+    """The lines of a file read whole, ends kept; ``buffer`` is the file itself.
+
+    Iterating gives the same lines as iterating the open file would (split
+    after each ``\\n``); a parser may scan ``buffer`` in place instead, which
+    spares copying lines it skips (see :func:`tracker.parsers.loadgen.parse_detail_log`).
+    """
+
+    __slots__ = ("_position", "buffer")
+
+    def __init__(self, buffer: bytes) -> None:
+        self.buffer = buffer
+        self._position = 0
+
+    def __iter__(self) -> BufferedLines:
+        return self
+
+    def __next__(self) -> bytes:
+        start = self._position
+        if start >= len(self.buffer):
+            raise StopIteration
+        end = self.buffer.find(b"\n", start)
+        self._position = len(self.buffer) if end < 0 else end + 1
+        return self.buffer[start : self._position]
+
+
+def _file_signature(stat: os.stat_result) -> str:
+    return f"f{stat.st_size}:{stat.st_mtime_ns}:{stat.st_ctime_ns}:{stat.st_ino}"
+
+
+def _dir_signature(stat: os.stat_result) -> str:
+    return f"d{stat.st_mtime_ns}:{stat.st_ctime_ns}:{stat.st_ino}"
+
+
+def _signature(full_path: str) -> str:
+    try:
+        stat = os.stat(full_path)
+    except OSError:
+        return _ABSENT
+    return _dir_signature(stat) if S_ISDIR(stat.st_mode) else _file_signature(stat)
+
 
 class FolderTree:
     """A local folder as a source tree."""
 
     def __init__(self, root: Path, *, location: str | None = None) -> None:
         self.root = root
+        self._root_text = str(root)
         self.location = location if location is not None else str(root)
         self._read: dict[str, ArtifactRecord] = {}
         self._files: list[str] | None = None
+        self._trail: dict[str, str] = {}
+
+    @property
+    def root_name(self) -> str:
+        return self.root.resolve().name
 
     def files(self) -> list[str]:
         if self._files is None:
-            self._files = sorted(
-                p.relative_to(self.root).as_posix() for p in self.root.rglob("*") if p.is_file()
-            )
+            found: list[str] = []
+            self._walk("", found)
+            self._files = sorted(found)
         return self._files
+
+    def _walk(self, folder: str, found: list[str]) -> None:
+        dirs, files = self._scan(folder)
+        found.extend(f"{folder}{name}" for name in files)
+        for name in dirs:
+            self._walk(f"{folder}{name}/", found)
+
+    def _scan(self, folder: str) -> tuple[list[str], list[str]]:
+        """List ``folder`` ("" or ending in "/"), recording its signature in the trail."""
+        full = os.path.join(self._root_text, folder)
+        try:
+            stat = os.stat(full)
+            entries = list(os.scandir(full))
+        except OSError:
+            self._trail[folder or "./"] = _ABSENT
+            return [], []
+        self._trail[folder or "./"] = _dir_signature(stat)
+        dirs = sorted(e.name for e in entries if e.is_dir(follow_symlinks=False))
+        files = sorted(
+            e.name for e in entries if not e.is_dir(follow_symlinks=False) and e.is_file()
+        )
+        return dirs, files
+
+    def list_dir(self, path: str) -> tuple[list[str], list[str]]:
+        folder = f"{path.strip('/')}/" if path.strip("/") else ""
+        if self._files is not None:
+            return _listing(self._files, folder)
+        return self._scan(folder)
+
+    def exists(self, path: str) -> bool:
+        if self._files is not None:
+            return path in self._files
+        signature = _signature(os.path.join(self.root, path))
+        self._trail.setdefault(path, signature)
+        return signature.startswith("f")
+
+    def read_order(self, paths: Iterable[str]) -> list[str]:
+        return list(paths)
+
+    def trail(self) -> tuple[tuple[str, str], ...]:
+        return tuple(sorted(self._trail.items()))
+
+    def trail_matches(self, trail: Iterable[tuple[str, str]]) -> bool:
+        prefix = os.path.join(self._root_text, "")
+        stat = os.stat
+        for path, signature in trail:  # one stat per entry: this is the whole re-ingest
+            try:
+                found = stat(prefix if path == "./" else prefix + path)
+            except OSError:
+                if signature != _ABSENT:
+                    return False
+                continue
+            is_dir = S_ISDIR(found.st_mode)
+            if signature != (_dir_signature(found) if is_dir else _file_signature(found)):
+                return False
+        return True
 
     def _path(self, path: str) -> Path:
         return self.root / path
 
-    def read_bytes(self, path: str) -> bytes:
+    def _read_small(self, path: str) -> bytes | None:
+        """The whole file when it is small enough to hold (``None`` for a big one).
+
+        One ``open``/``fstat``/``read`` and no buffering layer: reading many
+        small files is what ingesting a tree of results spends its time on.
+        """
         try:
-            data = self._path(path).read_bytes()
+            fd = os.open(os.path.join(self._root_text, path), os.O_RDONLY)
         except OSError as error:
             raise ParseError(self.shown_path(path), f"cannot read ({error.strerror})") from None
+        try:
+            stat = os.fstat(fd)
+            self._trail[path] = _file_signature(stat)
+            if stat.st_size > _WHOLE_FILE_LIMIT:
+                return None
+            chunks = [os.read(fd, stat.st_size + 1)]
+            while chunks[-1]:
+                chunks.append(os.read(fd, _CHUNK))
+        except OSError as error:
+            raise ParseError(self.shown_path(path), f"cannot read ({error.strerror})") from None
+        finally:
+            os.close(fd)
+        return b"".join(chunks)
+
+    def _open(self, path: str) -> IO[bytes]:
+        try:
+            stream = self._path(path).open("rb")
+            self._trail[path] = _file_signature(os.fstat(stream.fileno()))
+        except OSError as error:
+            raise ParseError(self.shown_path(path), f"cannot read ({error.strerror})") from None
+        return stream
+
+    def read_bytes(self, path: str) -> bytes:
+        data = self._read_small(path)
+        if data is None:
+            with self._open(path) as stream:
+                data = stream.read()
         self._read[path] = ArtifactRecord(path, hashlib.sha256(data).hexdigest(), len(data))
         return data
 
     @contextmanager
     def open_lines(self, path: str) -> Iterator[Iterator[bytes]]:
+        data = self._read_small(path)
+        if data is not None:  # small: read at once, hashed once, split into lines here
+            yield BufferedLines(data)
+            self._read[path] = ArtifactRecord(path, hashlib.sha256(data).hexdigest(), len(data))
+            return
         digest = hashlib.sha256()
         size = 0
-        try:
-            stream = self._path(path).open("rb")
-        except OSError as error:
-            raise ParseError(self.shown_path(path), f"cannot read ({error.strerror})") from None
-        with stream:
+        with self._open(path) as stream:
 
             def lines() -> Iterator[bytes]:
                 nonlocal size
@@ -97,9 +276,9 @@ class FolderTree:
                     yield line
 
             yield lines()
-            for line in stream:  # the rest, so that the hash covers the whole file
-                digest.update(line)
-                size += len(line)
+            while chunk := stream.read(_CHUNK):  # the rest, so the hash covers the whole file
+                digest.update(chunk)
+                size += len(chunk)
         self._read[path] = ArtifactRecord(path, digest.hexdigest(), size)
 
     def artifact(self, path: str) -> ArtifactRecord | None:
@@ -109,7 +288,33 @@ class FolderTree:
         return tuple(self._read[p] for p in sorted(self._read))
 
     def shown_path(self, path: str) -> str:
-        return str(Path(self.location) / path)
+        return os.path.join(self.location, path)
+
+
+def _listing(files: Iterable[str], folder: str) -> tuple[list[str], list[str]]:
+    """The sub-folders and files directly inside ``folder`` of a flat file list."""
+    dirs: set[str] = set()
+    names: list[str] = []
+    for path in files:
+        if not path.startswith(folder):
+            continue
+        head, sep, _tail = path[len(folder) :].partition("/")
+        if sep:
+            dirs.add(head)
+        else:
+            names.append(head)
+    return sorted(dirs), sorted(names)
+
+
+class FileTree(FolderTree):
+    """A single result file as a source tree (a vLLM result, an InferenceX row file...)."""
+
+    def __init__(self, path: Path, *, location: str | None = None) -> None:
+        super().__init__(path.parent, location=location if location is not None else str(path))
+        self._files = [path.name]
+
+    def shown_path(self, path: str) -> str:
+        return str(Path(self.location).parent / path)
 
 
 def content_sha256(artifacts: tuple[ArtifactRecord, ...]) -> str:

@@ -25,17 +25,21 @@ Validity is LoadGen's ``result_validity``; an INVALID run is stored as invalid.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from functools import cache
 
 from tracker.errors import ParseError
+from tracker.parsers.loadgen_detail import Entry, parse_detail_log
+from tracker.parsers.loadgen_summary import complete_summary_extra
 from tracker.records import ExtraValue, MetricRecord, ParsedResult
 
 __all__ = [
     "DETAIL_LOG_NAME",
     "SUMMARY_LOG_NAME",
+    "Entry",
+    "detail_extras",
+    "entry_number",
     "parse_detail_log",
     "parse_loadgen_run",
     "parse_summary_log",
@@ -43,7 +47,6 @@ __all__ = [
 
 DETAIL_LOG_NAME = "mlperf_log_detail.txt"
 SUMMARY_LOG_NAME = "mlperf_log_summary.txt"
-_MARKER = b":::MLLOG"
 _NS_PER_MS = 1e6
 _SCENARIOS = ("Offline", "Server", "SingleStream", "MultiStream")
 _LLM_BENCHMARKS = (
@@ -55,58 +58,12 @@ _LLM_BENCHMARKS = (
     "gpt-oss-120b",
     "gptj",
 )
-_SKIPPED_KEYS = frozenset({"loaded_qsl_set", "loadgen_file_sha1", "loadgen_git_log_message"})
 
 SAMPLES_PER_S = MetricRecord("samples_per_s", "samples/s", True)
 QUERIES_PER_S = MetricRecord("queries_per_s", "queries/s", True)
 TOKENS_PER_S = MetricRecord("tokens_per_s", "tokens/s", True)
 P90_LATENCY_MS = MetricRecord("p90_latency_early_stopping_ms", "ms", False)
 P99_LATENCY_MS = MetricRecord("p99_latency_early_stopping_ms", "ms", False)
-
-
-@dataclass(frozen=True, slots=True)
-class Entry:
-    """A value read from a log and the 1-based line it sits on."""
-
-    value: object
-    line: int
-
-
-def parse_detail_log(lines: Iterable[bytes], *, path: str) -> dict[str, Entry]:
-    """Read a detail log line by line into ``{key: Entry}`` (first occurrence wins).
-
-    The first non-empty line must be a ``:::MLLOG`` event, as the checker
-    demands; later lines without the marker are skipped, as its non-strict mode does.
-    """
-    events: dict[str, Entry] = {}
-    seen_event = False
-    for number, raw in enumerate(lines, start=1):
-        line = raw.strip()
-        if not line:
-            continue
-        if not line.startswith(_MARKER):
-            if not seen_event:
-                raise ParseError(
-                    path, "not a LoadGen detail log: no ':::MLLOG' marker", line=number
-                )
-            continue
-        seen_event = True
-        key, value = _decode_event(line[len(_MARKER) :], path=path, number=number)
-        if key not in events and key not in _SKIPPED_KEYS:
-            events[key] = Entry(value, number)
-    if not seen_event:
-        raise ParseError(path, "empty LoadGen detail log: no ':::MLLOG' events")
-    return events
-
-
-def _decode_event(payload: bytes, *, path: str, number: int) -> tuple[str, object]:
-    try:
-        event = json.loads(payload)
-    except (ValueError, RecursionError) as error:
-        raise ParseError(path, f"event is not valid JSON ({error})", line=number) from None
-    if not isinstance(event, dict) or not isinstance(event.get("key"), str):
-        raise ParseError(path, "event has no 'key' string", line=number)
-    return event["key"], event.get("value")
 
 
 def parse_summary_log(data: bytes, *, path: str) -> dict[str, Entry]:
@@ -216,8 +173,8 @@ def _from_detail(
     validity = _entry_value(detail, "result_validity")
     if validity not in ("VALID", "INVALID"):
         raise ParseError(path, f"'result_validity' is {validity!r}, expected VALID or INVALID")
-    value = _number(detail[found], key=found, path=path) / divisor
-    extra = _detail_extra(detail, primary_key=found, path=path)
+    value = entry_number(detail[found], key=found, path=path) / divisor
+    extra = detail_extras(detail, primary_key=found, path=path)
     return [
         ParsedResult(
             scenario=scenario,
@@ -236,7 +193,8 @@ def _entry_value(fields: Mapping[str, Entry], key: str) -> object:
     return None if entry is None else entry.value
 
 
-def _number(entry: Entry, *, key: str, path: str) -> float:
+def entry_number(entry: Entry, *, key: str, path: str) -> float:
+    """The value of ``entry`` as a finite float, or a ParseError naming ``key`` and its line."""
     value = entry.value
     if isinstance(value, bool) or not isinstance(value, int | float | str):
         raise ParseError(path, f"'{key}' is {value!r}, not a number", line=entry.line)
@@ -284,6 +242,7 @@ _DETAIL_EXTRA_KEYS: Mapping[str, tuple[str, float]] = {
     "requested_server_tpot_latency": ("tpot_limit_ms", _NS_PER_MS),
     "effective_min_duration_ms": ("min_duration_ms", 1.0),
     "effective_min_query_count": ("min_query_count", 1.0),
+    "effective_performance_sample_count": ("performance_sample_count", 1.0),
     "num_errors": ("error_count", 1.0),
 }
 _DETAIL_EXTRA_TEXT: Mapping[str, str] = {
@@ -299,9 +258,10 @@ _DETAIL_EXTRA_TEXT: Mapping[str, str] = {
 }
 
 
-def _detail_extra(
+def detail_extras(
     detail: Mapping[str, Entry], *, primary_key: str, path: str
 ) -> dict[str, ExtraValue]:
+    """Every known number of a detail log except the primary one, under its stored name."""
     extra: dict[str, ExtraValue] = {}
     for key, entry in detail.items():
         if key == primary_key:
@@ -313,11 +273,12 @@ def _detail_extra(
         named = _extra_name(key)
         if named is not None and not isinstance(entry.value, bool):
             name, divisor = named
-            number = _number(entry, key=key, path=path) / divisor
+            number = entry_number(entry, key=key, path=path) / divisor
             extra[name] = int(number) if isinstance(entry.value, int) and divisor == 1 else number
     return dict(sorted(extra.items()))
 
 
+@cache
 def _extra_name(key: str) -> tuple[str, float] | None:
     if key in _DETAIL_EXTRA_KEYS:
         return _DETAIL_EXTRA_KEYS[key]
@@ -403,12 +364,14 @@ def _from_summary(
     extra: dict[str, ExtraValue] = {"primary_metric_from": "summary log"}
     for label, (name, factor) in _SUMMARY_EXTRA.items():
         if label in fields and label != found:
-            extra[name] = _number(fields[label], key=label, path=path) / factor
+            extra[name] = entry_number(fields[label], key=label, path=path) / factor
+    texts = {label: (str(entry.value), entry.line) for label, entry in fields.items()}
+    extra = complete_summary_extra(extra, texts, scenario=scenario, primary_label=found, path=path)
     return [
         ParsedResult(
             scenario=scenario,
             metric=metric,
-            value=_number(fields[found], key=found, path=path) / divisor,
+            value=entry_number(fields[found], key=found, path=path) / divisor,
             is_valid=validity.value == "VALID",
             artifact_path=path,
             line=fields[found].line,

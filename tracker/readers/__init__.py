@@ -9,13 +9,35 @@ in ``READERS``.
 from __future__ import annotations
 
 from tracker.errors import ConfigError
+from tracker.readers.aiperf import AIPerfReader
 from tracker.readers.base import Reader, Reading
+from tracker.readers.genai_perf import GenAIPerfReader
+from tracker.readers.inferencex import InferenceXReader
 from tracker.readers.loadgen import LoadGenReader
+from tracker.readers.mlperf import MLPerfInferenceReader
+from tracker.readers.mlperf_endpoints import EndpointsReader
+from tracker.readers.mlperf_table import MLPerfTableReader
+from tracker.readers.vllm_bench import VLLMBenchReader
 from tracker.tree import SourceTree
 
 __all__ = ["KINDS", "READERS", "Reader", "Reading", "detect_kind", "reader_for"]
 
-READERS: dict[str, Reader] = {reader.kind: reader for reader in (LoadGenReader(),)}
+READERS: dict[str, Reader] = {
+    reader.kind: reader
+    for reader in (
+        # a published MLPerf round first: its tree also holds LoadGen logs and JSON files
+        MLPerfInferenceReader(),
+        MLPerfTableReader(),
+        # recognised by file names first, then by content (InferenceX before vLLM:
+        # an InferenceX folder may hold the raw vLLM files its rows were made from)
+        AIPerfReader(),
+        GenAIPerfReader(),
+        EndpointsReader(),
+        InferenceXReader(),
+        VLLMBenchReader(),
+        LoadGenReader(),
+    )
+}
 KINDS: tuple[str, ...] = tuple(READERS)
 
 

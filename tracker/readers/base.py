@@ -41,6 +41,8 @@ class Reading:
     errors: list[ParseError] = field(default_factory=list)
     notes: set[str] = field(default_factory=set)
     runs_found: int = 0
+    runs_failed: int | None = None
+    """Runs that gave no result because of an error (``None``: one per error)."""
 
 
 class Reader(Protocol):

@@ -1,8 +1,8 @@
 """initial schema
 
-Revision ID: 621f5388174f
+Revision ID: 3e70348a9baa
 Revises:
-Create Date: 2026-12-02 16:36:36.831097
+Create Date: 2026-12-02 17:27:41.798353
 """
 
 from collections.abc import Sequence
@@ -11,7 +11,7 @@ import sqlalchemy as sa
 import sqlmodel
 from alembic import op
 
-revision: str = "621f5388174f"
+revision: str = "3e70348a9baa"
 down_revision: str | None = None
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
@@ -115,6 +115,7 @@ def upgrade() -> None:
         sa.Column("evidence", sa.JSON(), nullable=False),
         sa.Column("status", sqlmodel.sql.sqltypes.AutoString(length=20), nullable=False),
         sa.Column("status_note", sa.Text(), nullable=True),
+        sa.Column("is_current", sa.Boolean(), nullable=False),
         sa.Column("created_at", sqlmodel.sql.sqltypes.UTCDateTime(), nullable=False),
         sa.Column("updated_at", sqlmodel.sql.sqltypes.UTCDateTime(), nullable=False),
         sa.ForeignKeyConstraint(

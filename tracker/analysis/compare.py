@@ -1,0 +1,285 @@
+"""Two-version comparison, the gate's engine (SPEC §4, anchors §5.3).
+
+For every series that has both versions, :func:`collect_evidence` measures the
+change ``g = s·ln(candidate/baseline)`` of the medians and tests it:
+
+==========================================  ==========================================
+data                                        method (:class:`Method`)
+==========================================  ==========================================
+≥ ``min_repeats`` samples on both sides     Welch's t on logs (< ``mwu_min_repeats``
+                                            a side) or Mann–Whitney U, if the test can
+                                            reach ``q_level`` at all; bootstrap CI of
+                                            the change of medians; floor 2%
+otherwise, ≥ ``min_history`` history points  Student-t prediction interval of the
+                                            candidate's median against the de-spiked
+                                            log history up to the baseline; floor 5%
+otherwise                                   plain threshold on ``g``; floor 5%
+a side with a value ≤ 0, NaN or ∞           none (INCONCLUSIVE)
+==========================================  ==========================================
+
+Then :func:`~tracker.analysis.verdicts.decide_verdicts` puts every p-value of the
+run into one Benjamini–Hochberg family and gives each series a verdict.
+
+For the history method ``g`` (and the floor) is measured against the baseline's
+value, while the p-value and CI are those of the candidate against the whole
+history (the shift from the history mean). The history runs from the start of
+the current segment (``segment_starts``, e.g. an acknowledged change) to the
+baseline, newest ``max_history`` points, the candidate excluded.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from dataclasses import replace as _replace
+
+import numpy as np
+import numpy.typing as npt
+
+from tracker.analysis.defaults import ComparePolicy
+from tracker.analysis.history import prediction_test
+from tracker.analysis.series import SeriesSamples, direction, is_usable, level
+from tracker.analysis.twosample import (
+    Method,
+    bootstrap_ci,
+    choose_test,
+    mann_whitney_p,
+    min_attainable_p,
+    welch_log_p,
+)
+from tracker.analysis.verdicts import (
+    ChangeEvidence,
+    Comparison,
+    ComparisonRun,
+    Verdict,
+    decide_verdicts,
+)
+
+__all__ = [
+    "ChangeEvidence",
+    "Comparison",
+    "ComparisonRun",
+    "EvidenceSet",
+    "Method",
+    "Verdict",
+    "collect_evidence",
+    "compare_versions",
+    "decide_verdicts",
+]
+
+FloatArray = npt.NDArray[np.float64]
+
+
+@dataclass(frozen=True, slots=True)
+class EvidenceSet:
+    """Evidence for the series that have both versions, and the keys of those that do not."""
+
+    evidence: tuple[ChangeEvidence, ...]
+    missing: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class _Plan:
+    """One series prepared for a vectorised group: its group key and raw values.
+
+    ``base`` and ``cand`` are the samples (repeats) or the medians (single-value
+    modes); ``history`` the usable per-version medians up to the baseline.
+    """
+
+    head: ChangeEvidence
+    group: tuple[str, int, int]
+    base: tuple[float, ...] = ()
+    cand: tuple[float, ...] = ()
+    history: tuple[float, ...] = ()
+
+
+def _history(
+    series: SeriesSamples, ib: int, ic: int, policy: ComparePolicy, start: str | None
+) -> tuple[float, ...]:
+    first = series.index(start) if start is not None else None
+    lo = first if first is not None and first <= ib else 0
+    window = series.samples[lo : ib + 1]
+    values = [t[0] if len(t) == 1 else level(t) for t in window]
+    if lo <= ic <= ib:
+        del values[ic - lo]
+    usable = [v for v in values if v > 0.0 and math.isfinite(v)]
+    return tuple(usable[-policy.max_history :])
+
+
+def _plan(
+    series: SeriesSamples, baseline: str, candidate: str, policy: ComparePolicy, start: str | None
+) -> _Plan | None:
+    ib, ic = series.index(baseline), series.index(candidate)
+    if ib is None or ic is None:
+        return None
+    a, b = series.samples[ib], series.samples[ic]
+    repeats = min(len(a), len(b)) >= policy.min_repeats
+    floor = policy.floor_repeats if repeats else policy.floor_single
+    head = ChangeEvidence(
+        series.key, baseline, candidate, series.higher_is_better, Method.NONE, floor, len(a), len(b)
+    )
+    if not a or not b or not all(is_usable(v) for v in (*a, *b)):
+        note = "no usable value (empty, zero, negative or not finite) on a side"
+        return _Plan(head=_replace(head, note=note), group=("none", 0, 0))
+    if repeats:
+        return _Plan(head=head, group=("repeats", len(a), len(b)), base=a, cand=b)
+    history = _history(series, ib, ic, policy, start)
+    base, cand = (level(a),), (level(b),)
+    if len(history) >= policy.min_history:
+        return _Plan(head, ("history", len(history), 0), base=base, cand=cand, history=history)
+    note = f"{len(history)} history points (< {policy.min_history}): plain threshold"
+    return _Plan(head=_replace(head, note=note), group=("threshold", 0, 0), base=base, cand=cand)
+
+
+def _evaluate_repeats(
+    plans: Sequence[_Plan], policy: ComparePolicy, rng: np.random.Generator
+) -> list[ChangeEvidence]:
+    raw_a = np.array([p.base for p in plans], dtype=np.float64)
+    raw_b = np.array([p.cand for p in plans], dtype=np.float64)
+    la, lb = np.log(raw_a), np.log(raw_b)
+    sign = np.array([direction(p.head.higher_is_better) for p in plans])
+    n_a, n_b = raw_a.shape[1], raw_b.shape[1]
+    method = choose_test(n_a, n_b, policy.mwu_min_repeats)
+    min_p = min_attainable_p(method, n_a, n_b, policy.mwu_exact_max)
+    p: FloatArray | None = None
+    if min_p < policy.q_level:
+        exact = max(n_a, n_b) <= policy.mwu_exact_max
+        p = (
+            welch_log_p(la, lb)
+            if method is Method.WELCH_LOG
+            else mann_whitney_p(la, lb, exact=exact)
+        )
+    med_a, med_b = np.median(raw_a, axis=1), np.median(raw_b, axis=1)
+    g = sign * np.log(med_b / med_a)
+    lo, hi = bootstrap_ci(
+        la, lb, sign, rng=rng, resamples=policy.bootstrap_resamples, confidence=policy.confidence
+    )
+    note = "" if p is not None else f"{method.value} cannot reach p < {policy.q_level}"
+    return [
+        _replace(
+            plan.head,
+            method=method,
+            baseline_level=float(med_a[i]),
+            candidate_level=float(med_b[i]),
+            g=float(g[i]),
+            ci_low=float(lo[i]),
+            ci_high=float(hi[i]),
+            p_value=None if p is None else float(p[i]),
+            min_p=min_p,
+            note=note,
+        )
+        for i, plan in enumerate(plans)
+    ]
+
+
+def _evaluate_history(plans: Sequence[_Plan], policy: ComparePolicy) -> list[ChangeEvidence]:
+    hist = np.log(np.array([p.history for p in plans], dtype=np.float64))
+    base = np.array([p.base[0] for p in plans], dtype=np.float64)
+    cand = np.array([p.cand[0] for p in plans], dtype=np.float64)
+    sign = np.array([direction(p.head.higher_is_better) for p in plans])
+    p, lo, hi = prediction_test(
+        hist, np.log(cand), despike_k=policy.despike_k, confidence=policy.confidence
+    )
+    g = sign * np.log(cand / base)
+    ends = np.sort(np.stack([sign * lo, sign * hi]), axis=0)
+    return [
+        _replace(
+            plan.head,
+            method=Method.PREDICTION_INTERVAL,
+            n_baseline=hist.shape[1],
+            baseline_level=float(base[i]),
+            candidate_level=float(cand[i]),
+            g=float(g[i]),
+            ci_low=float(ends[0, i]),
+            ci_high=float(ends[1, i]),
+            p_value=float(p[i]),
+            min_p=0.0,
+        )
+        for i, plan in enumerate(plans)
+    ]
+
+
+def _evaluate_threshold(plans: Sequence[_Plan]) -> list[ChangeEvidence]:
+    out = []
+    for plan in plans:
+        base, cand = plan.base[0], plan.cand[0]
+        g = direction(plan.head.higher_is_better) * math.log(cand / base)
+        out.append(
+            _replace(
+                plan.head,
+                method=Method.THRESHOLD,
+                baseline_level=base,
+                candidate_level=cand,
+                g=g,
+            )
+        )
+    return out
+
+
+def _evaluate(
+    members: Sequence[_Plan], policy: ComparePolicy, rng: np.random.Generator
+) -> list[ChangeEvidence]:
+    """The evidence of one group of plans (all of one kind and shape)."""
+    kind = members[0].group[0]
+    if kind == "repeats":
+        return _evaluate_repeats(members, policy, rng)
+    if kind == "history":
+        return _evaluate_history(members, policy)
+    if kind == "threshold":
+        return _evaluate_threshold(members)
+    return [m.head for m in members]
+
+
+def collect_evidence(
+    series: Sequence[SeriesSamples],
+    baseline: str,
+    candidate: str,
+    *,
+    rng: np.random.Generator,
+    policy: ComparePolicy | None = None,
+    segment_starts: Mapping[str, str] | None = None,
+) -> EvidenceSet:
+    """Measure and test baseline → candidate on every series that has both versions.
+
+    Series of the same shape are tested together (vectorised). ``rng`` drives the
+    bootstrap; pass a seeded ``numpy.random.default_rng(seed)`` for reproducible CIs.
+    ``segment_starts`` maps a series key to the version where its current segment
+    (and so its usable history) begins.
+    """
+    pol = policy or ComparePolicy()
+    starts = segment_starts or {}
+    plans: list[_Plan] = []
+    missing: list[str] = []
+    for s in series:
+        plan = _plan(s, baseline, candidate, pol, starts.get(s.key))
+        if plan is None:
+            missing.append(s.key)
+        else:
+            plans.append(plan)
+    groups: dict[tuple[str, int, int], list[int]] = {}
+    for i, plan in enumerate(plans):
+        groups.setdefault(plan.group, []).append(i)
+    results: list[ChangeEvidence | None] = [None] * len(plans)
+    for group in sorted(groups):
+        found = _evaluate([plans[i] for i in groups[group]], pol, rng)
+        for i, evidence in zip(groups[group], found, strict=True):
+            results[i] = evidence
+    return EvidenceSet(tuple(e for e in results if e is not None), tuple(missing))
+
+
+def compare_versions(
+    series: Sequence[SeriesSamples],
+    baseline: str,
+    candidate: str,
+    *,
+    rng: np.random.Generator,
+    policy: ComparePolicy | None = None,
+    segment_starts: Mapping[str, str] | None = None,
+) -> ComparisonRun:
+    """:func:`collect_evidence` and :func:`decide_verdicts` for a run of one version pair."""
+    pol = policy or ComparePolicy()
+    found = collect_evidence(
+        series, baseline, candidate, rng=rng, policy=pol, segment_starts=segment_starts
+    )
+    return decide_verdicts(found.evidence, q_level=pol.q_level, missing=found.missing)

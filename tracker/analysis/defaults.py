@@ -1,0 +1,147 @@
+"""Default thresholds of the analysis, with the anchor each one comes from.
+
+Every default is a module constant and every public function takes it as an
+overridable argument (the gate's policy file sets them per metric). The
+numbers follow ``docs/anchors/regression-trackers.md`` §5.7.
+
+Floors are compared with ``|g|``, the direction-aware log-ratio
+``g = s·ln(new/base)``: a floor of 0.05 is a drop of 4.9% or a gain of 5.1%.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = [
+    "BOOTSTRAP_RESAMPLES",
+    "CHANGE_POINT_MAX_PVALUE",
+    "CHANGE_POINT_MIN_MAGNITUDE",
+    "CHANGE_POINT_MIN_POINTS",
+    "CHANGE_POINT_MIN_SEGMENT",
+    "CHANGE_POINT_WINDOW",
+    "CONFIDENCE",
+    "DESPIKE_K",
+    "EFFICIENCY_DROP_FLOOR",
+    "EFFICIENCY_FLOOR",
+    "FIRST_PASS_FACTOR",
+    "FLOOR_REPEATS",
+    "FLOOR_SINGLE",
+    "MAX_HISTORY",
+    "MIN_HISTORY",
+    "MIN_REPEATS",
+    "MWU_EXACT_MAX",
+    "MWU_MIN_REPEATS",
+    "Q_LEVEL",
+    "ChangePointPolicy",
+    "ComparePolicy",
+]
+
+Q_LEVEL = 0.05
+"""Benjamini–Hochberg level: a change is confirmed when its q-value is below this."""
+
+FLOOR_REPEATS = 0.02
+"""Effect floor (``|g|``) when both versions have repeats (Perfherder 2%, LNT 1%)."""
+
+FLOOR_SINGLE = 0.05
+"""Effect floor for one value per version (asv 5%, Conbench 5%, Nyrkiö 5%)."""
+
+MIN_REPEATS = 3
+"""Samples needed on *both* sides for a two-sample test; fewer means single-value mode."""
+
+MWU_MIN_REPEATS = 8
+"""From this many samples per side Mann–Whitney U replaces Welch's t on log values."""
+
+MWU_EXACT_MAX = 20
+"""Mann–Whitney U is exact up to this many samples per side, asymptotic above."""
+
+MIN_HISTORY = 5
+"""History points (versions up to the baseline) needed for the prediction interval."""
+
+MAX_HISTORY = 20
+"""At most this many history points are used (the newest ones)."""
+
+BOOTSTRAP_RESAMPLES = 1000
+"""Bootstrap resamples per side for the CI of the change of medians."""
+
+CONFIDENCE = 0.95
+"""Two-sided level of the bootstrap CI and of the prediction-interval CI."""
+
+DESPIKE_K = 4.0
+"""A one-point excursion that reverts is a spike when it is ``DESPIKE_K`` noise scales out."""
+
+CHANGE_POINT_MAX_PVALUE = 0.001
+"""Merge step: a change point is kept when its t-test p is below this (Otava, Nyrkiö)."""
+
+FIRST_PASS_FACTOR = 10.0
+"""Split step: candidates are accepted at ``FIRST_PASS_FACTOR × max p`` (Otava's weak points)."""
+
+CHANGE_POINT_MIN_MAGNITUDE = 0.05
+"""Merge step: a change point is kept when its change of level is above this (Nyrkiö 5%)."""
+
+CHANGE_POINT_MIN_SEGMENT = 2
+"""No segment between change points is shorter than this (asv ``min_size=2``)."""
+
+CHANGE_POINT_WINDOW = 50
+"""E-Divisive runs over windows of this many points, stepping by half a window (Otava)."""
+
+CHANGE_POINT_MIN_POINTS = 8
+"""Series shorter than this are not searched for change points (Orion: about 10)."""
+
+EFFICIENCY_FLOOR = 0.90
+"""Scaling efficiency below this is a finding."""
+
+EFFICIENCY_DROP_FLOOR = 0.05
+"""A fall of scaling efficiency (absolute, 0.05 = 5 points) against the baseline version."""
+
+
+@dataclass(frozen=True, slots=True)
+class ComparePolicy:
+    """The knobs of a two-version comparison (see the module constants)."""
+
+    q_level: float = Q_LEVEL
+    floor_repeats: float = FLOOR_REPEATS
+    floor_single: float = FLOOR_SINGLE
+    min_repeats: int = MIN_REPEATS
+    mwu_min_repeats: int = MWU_MIN_REPEATS
+    mwu_exact_max: int = MWU_EXACT_MAX
+    min_history: int = MIN_HISTORY
+    max_history: int = MAX_HISTORY
+    bootstrap_resamples: int = BOOTSTRAP_RESAMPLES
+    confidence: float = CONFIDENCE
+    despike_k: float = DESPIKE_K
+
+    def __post_init__(self) -> None:
+        if not 0.0 < self.q_level < 1.0 or not 0.0 < self.confidence < 1.0:
+            raise ValueError("q_level and confidence must lie strictly between 0 and 1")
+        if min(self.floor_repeats, self.floor_single) < 0.0:
+            raise ValueError("floors must not be negative")
+        if self.min_repeats < 2 or self.min_history < 3 or self.max_history < self.min_history:
+            raise ValueError("need min_repeats >= 2 and 3 <= min_history <= max_history")
+        if self.bootstrap_resamples < 100:
+            raise ValueError("bootstrap_resamples must be at least 100")
+
+
+@dataclass(frozen=True, slots=True)
+class ChangePointPolicy:
+    """The knobs of change-point detection (see the module constants)."""
+
+    max_pvalue: float = CHANGE_POINT_MAX_PVALUE
+    first_pass_factor: float = FIRST_PASS_FACTOR
+    min_magnitude: float = CHANGE_POINT_MIN_MAGNITUDE
+    min_segment: int = CHANGE_POINT_MIN_SEGMENT
+    window: int = CHANGE_POINT_WINDOW
+    min_points: int = CHANGE_POINT_MIN_POINTS
+    despike_k: float = DESPIKE_K
+
+    def __post_init__(self) -> None:
+        if not 0.0 < self.max_pvalue < 1.0 or self.first_pass_factor < 1.0:
+            raise ValueError("max_pvalue must lie in (0, 1) and first_pass_factor be >= 1")
+        if self.min_segment < 2 or self.window < 2 * self.min_segment:
+            raise ValueError("need min_segment >= 2 and window >= 2 * min_segment")
+        if self.min_points < 2 * self.min_segment:
+            raise ValueError("min_points must be at least 2 * min_segment")
+
+    @property
+    def first_pass_pvalue(self) -> float:
+        """The split step's relaxed p-value (capped below 1)."""
+        return min(self.max_pvalue * self.first_pass_factor, 0.5)

@@ -1,0 +1,264 @@
+"""E-Divisive means with Otava's split/merge, vectorised over many series at once.
+
+Written from the papers (Matteson & James 2014, "A nonparametric approach for
+multiple change point analysis"; Fleming et al. 2023, "Hunter") and the
+anchors' §5.4, not copied from any implementation.
+
+* **Split.** In each window, binary segmentation: the candidate is the
+  ``(τ, κ)`` that maximises the energy statistic
+  ``Q̂ = 2/(p+q)·ΣΣ|x−y| − 2q/((p+q)(p−1))·Σ|x−x'| − 2p/((p+q)(q−1))·Σ|y−y'|``
+  (α = 1) over ``x = z[L:τ]``, ``y = z[τ:κ]`` within the interval ``[L, R)``
+  between change points already found; it is accepted when Student's t
+  between ``z[L:τ]`` and ``z[τ:R]`` gives p below the first-pass level, else the
+  window is done. All pair-distance sums come from one 2-D prefix-sum table
+  per series, so a round costs a few array operations over all series.
+* **Merge.** Repeatedly drop the weakest change point (highest p, or, when all p
+  pass, the smallest magnitude) and re-test its neighbours, until every change
+  point has p below ``max_pvalue`` and magnitude above ``min_magnitude``. A
+  change point next to a segment shorter than ``min_segment`` is always
+  dropped first.
+
+Windows of ``window`` points step by half a window (Otava steps to the last
+change point found when that is further; here the step is fixed, so windows can
+be processed as one batch).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+
+from tracker.analysis.ttests import pooled_t_pvalue
+
+__all__ = ["merge", "segment_tests", "split", "window_starts"]
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.intp]
+BoolArray = npt.NDArray[np.bool_]
+
+_CHUNK = 64
+"""Windows processed together: keeps the (chunk, w+1, w+1) tables cache-sized (fastest here)."""
+
+
+def window_starts(n: int, window: int) -> list[int]:
+    """Start of each window of ``window`` points over ``n`` points, stepping by half a window."""
+    if n <= window:
+        return [0]
+    step = max(window // 2, 1)
+    return [*range(0, n - window, step), n - window]
+
+
+def _neighbours(bound: BoolArray) -> tuple[IntArray, IntArray]:
+    """For rows of boundary masks over positions ``0..n``: the boundary before and after each.
+
+    ``left[t]`` is the last boundary ``< t`` (0 for t = 0) and ``right[t]`` the first
+    boundary ``> t`` (n for t = n). Position 0 and n must be boundaries.
+    """
+    n = bound.shape[1] - 1
+    idx = np.arange(n + 1)
+    upto = np.maximum.accumulate(np.where(bound, idx, 0), axis=1)
+    left = np.zeros_like(upto)
+    left[:, 1:] = upto[:, :-1]
+    fromr = np.minimum.accumulate(np.where(bound, idx, n)[:, ::-1], axis=1)[:, ::-1]
+    right = np.full_like(fromr, n)
+    right[:, :-1] = fromr[:, 1:]
+    return left, right
+
+
+def _prefix(x: FloatArray) -> tuple[FloatArray, FloatArray]:
+    p1 = np.zeros((x.shape[0], x.shape[1] + 1))
+    p2 = np.zeros_like(p1)
+    np.cumsum(x, axis=1, out=p1[:, 1:])
+    np.cumsum(x * x, axis=1, out=p2[:, 1:])
+    return p1, p2
+
+
+def _segment(
+    p1: FloatArray, p2: FloatArray, rows: IntArray, start: IntArray, stop: IntArray
+) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """Mean, sample variance and count of ``x[rows, start:stop]`` (count >= 1)."""
+    count = np.maximum(stop - start, 1).astype(np.float64)
+    total = p1[rows, stop] - p1[rows, start]
+    squares = p2[rows, stop] - p2[rows, start]
+    mean = total / count
+    var = np.maximum(squares - count * mean * mean, 0.0) / np.maximum(count - 1.0, 1.0)
+    return mean, var, count
+
+
+def _split_test(
+    p1: FloatArray,
+    p2: FloatArray,
+    rows: IntArray,
+    left: IntArray,
+    tau: IntArray,
+    right: IntArray,
+) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """Student's t of ``x[left:tau]`` against ``x[tau:right]``: p, mean before, mean after."""
+    m1, v1, n1 = _segment(p1, p2, rows, left, tau)
+    m2, v2, n2 = _segment(p1, p2, rows, tau, right)
+    return pooled_t_pvalue(m1, v1, n1, m2, v2, n2), m1, m2
+
+
+class _Tables:
+    """Pair-distance sums of a chunk of windows, shared by every round of the split.
+
+    ``table`` is the 2-D prefix sum ``S[a, b] = Σ_{i<a, j<b} |x_i − x_j|`` and ``diag``
+    its diagonal. The sum of distances inside ``x[τ:κ]`` is
+    ``(S[κ, κ] − 2·S[τ, κ] + S[τ, τ]) / 2``, and inside ``x[L:τ]`` likewise.
+    """
+
+    def __init__(self, x: FloatArray, min_segment: int) -> None:
+        c, w = x.shape
+        dist = np.abs(x[:, :, None] - x[:, None, :])
+        self.table = np.zeros((c, w + 1, w + 1))
+        np.cumsum(np.cumsum(dist, axis=1), axis=2, out=self.table[:, 1:, 1:])
+        self.idx = np.arange(w + 1)
+        self.diag = self.table[:, self.idx, self.idx]
+        self.q = (self.idx[None, :] - self.idx[:, None]).astype(np.float64)
+        self.inv_qm1 = 1.0 / np.maximum(self.q - 1.0, 1.0)
+        self.min_segment = min_segment
+
+    def first_round(self) -> tuple[IntArray, BoolArray]:
+        """Best split of each whole window (every interval starts at 0, where S is zero).
+
+        With ``L = 0``: ``κ·Q̂ = S·c1 − S[τ,τ]·c2 − S[κ,κ]·c3`` for fixed coefficient grids.
+        """
+        idx, q, inv_qm1 = self.idx, self.q, self.inv_qm1
+        tau = idx.astype(np.float64)[:, None]
+        inv_kappa = (1.0 / np.maximum(idx, 1))[None, :]
+        c1 = (2.0 + 2.0 * tau * inv_qm1) * inv_kappa
+        c2 = (2.0 + q / np.maximum(tau - 1.0, 1.0) + tau * inv_qm1) * inv_kappa
+        c3 = tau * inv_qm1 * inv_kappa
+        ok = (tau >= self.min_segment) & (q >= self.min_segment)
+        qhat = self.table * c1[None, :, :]
+        qhat -= self.diag[:, :, None] * c2[None, :, :]
+        qhat -= self.diag[:, None, :] * c3[None, :, :]
+        qhat += np.where(ok, 0.0, -np.inf)[None, :, :]
+        return _argmax_tau(qhat)
+
+    def later_round(self, rows: IntArray, bound: BoolArray) -> tuple[IntArray, BoolArray]:
+        """Best split of each row given the change points already in ``bound``."""
+        idx, q = self.idx, self.q
+        table, diag = self.table[rows], self.diag[rows]
+        left, right = _neighbours(bound)
+        at_left = table[np.arange(rows.size)[:, None], left]  # S[i, L(τ), κ]
+        left_diag = at_left[:, idx, idx]
+        within_left = diag - 2.0 * left_diag + np.take_along_axis(diag, left, axis=1)
+        within = diag[:, None, :] - 2.0 * table
+        within += diag[:, :, None]
+        within *= self.inv_qm1[None, :, :]
+        p = (idx[None, :] - left).astype(np.float64)
+        qhat = table - at_left
+        qhat -= (diag - left_diag)[:, :, None]
+        qhat *= 2.0
+        qhat -= q[None, :, :] * (within_left / np.maximum(p - 1.0, 1.0))[:, :, None]
+        qhat -= p[:, :, None] * within
+        qhat /= np.maximum(p[:, :, None] + q[None, :, :], 1.0)
+        ok = (idx[None, None, :] <= right[:, :, None]) & (q >= self.min_segment)[None, :, :]
+        ok &= ((p >= self.min_segment) & ~bound)[:, :, None]
+        return _argmax_tau(np.where(ok, qhat, -np.inf))
+
+
+def _argmax_tau(qhat: FloatArray) -> tuple[IntArray, BoolArray]:
+    """The ``τ`` of the largest ``Q̂[τ, κ]`` per row, and whether it is finite (allowed)."""
+    k, size = qhat.shape[0], qhat.shape[1]
+    flat = qhat.reshape(k, -1)
+    best = np.argmax(flat, axis=1)
+    return (best // size).astype(np.intp), np.isfinite(flat[np.arange(k), best])
+
+
+def _split_chunk(x: FloatArray, min_segment: int, pvalue: float) -> BoolArray:
+    c, w = x.shape
+    tables = _Tables(x, min_segment)
+    p1, p2 = _prefix(x)
+    bound = np.zeros((c, w + 1), dtype=np.bool_)
+    bound[:, 0] = bound[:, w] = True
+    active = np.arange(c)
+    tau, has = tables.first_round()
+    while active.size:
+        left, right = _neighbours(bound[active])
+        rows = np.arange(active.size)
+        p, _, _ = _split_test(p1, p2, active, left[rows, tau], tau, right[rows, tau])
+        accept = has & (p < pvalue)
+        bound[active[accept], tau[accept]] = True
+        active = active[accept]
+        if active.size:
+            tau, has = tables.later_round(active, bound[active])
+    bound[:, 0] = False
+    return bound[:, :w]
+
+
+def split(x: FloatArray, *, window: int, min_segment: int, pvalue: float) -> BoolArray:
+    """Weak change points of each row of ``x`` (shape ``(series, points)``), as a mask.
+
+    ``mask[i, t]`` is true when a new segment of series ``i`` starts at point ``t``.
+    """
+    m, n = x.shape
+    starts = window_starts(n, window)
+    w = min(n, window)
+    windows = np.stack([x[:, s : s + w] for s in starts], axis=1).reshape(m * len(starts), w)
+    found = np.zeros((windows.shape[0], w), dtype=np.bool_)
+    for lo in range(0, windows.shape[0], _CHUNK):
+        found[lo : lo + _CHUNK] = _split_chunk(windows[lo : lo + _CHUNK], min_segment, pvalue)
+    found = found.reshape(m, len(starts), w)
+    mask = np.zeros((m, n), dtype=np.bool_)
+    for j, s in enumerate(starts):
+        mask[:, s : s + w] |= found[:, j, :]
+    return mask
+
+
+def segment_tests(
+    x: FloatArray, mask: BoolArray
+) -> tuple[FloatArray, FloatArray, FloatArray, IntArray, IntArray]:
+    """The test of every change point in ``mask`` against its neighbouring change points.
+
+    Returns p, mean before, mean after (shape ``(series, points)``; set where ``mask``
+    is, p = 1 and means 0 elsewhere), and for every position the start of the segment
+    before and the end of the segment after it.
+    """
+    m, n = x.shape
+    bound = np.zeros((m, n + 1), dtype=np.bool_)
+    bound[:, 0] = bound[:, n] = True
+    bound[:, :n] |= mask
+    left, right = _neighbours(bound)
+    rows, cols = np.nonzero(mask)
+    p1, p2 = _prefix(x)
+    found, m1, m2 = _split_test(p1, p2, rows, left[rows, cols], cols, right[rows, cols])
+    p, before, after = np.ones((m, n)), np.zeros((m, n)), np.zeros((m, n))
+    p[rows, cols], before[rows, cols], after[rows, cols] = found, m1, m2
+    return p, before, after, left[:, :n], right[:, :n]
+
+
+def merge(
+    x: FloatArray,
+    mask: BoolArray,
+    *,
+    min_segment: int,
+    max_pvalue: float,
+    min_magnitude: float,
+) -> BoolArray:
+    """Drop weak change points from ``mask`` until all pass ``max_pvalue`` and ``min_magnitude``.
+
+    The magnitude of a change point is ``|exp(mean after − mean before) − 1|`` of the
+    log values, i.e. the relative change of the geometric means of its segments.
+    """
+    out = np.array(mask, dtype=np.bool_, copy=True)
+    active = np.flatnonzero(out.any(axis=1))
+    while active.size:
+        sub = out[active]
+        p, before, after, left, right = segment_tests(x[active], sub)
+        tau = np.arange(x.shape[1])[None, :]
+        short = ((tau - left) < min_segment) | ((right - tau) < min_segment)
+        weakness = np.where(sub, p + short, -1.0)
+        magnitude = np.where(sub, np.abs(np.expm1(after - before)), np.inf)
+        rows = np.arange(active.size)
+        worst = np.argmax(weakness, axis=1)
+        smallest = np.argmin(magnitude, axis=1)
+        by_p = weakness[rows, worst] >= max_pvalue
+        by_size = ~by_p & (magnitude[rows, smallest] <= min_magnitude)
+        drop = by_p | by_size
+        where = np.where(by_p, worst, smallest)
+        out[active[drop], where[drop]] = False
+        active = active[drop]
+        active = active[out[active].any(axis=1)]
+    return out

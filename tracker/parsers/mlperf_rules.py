@@ -1,0 +1,373 @@
+"""The primary metric of a published MLPerf Inference result, as the checker computes it.
+
+Follows ``tools/submission/submission_checker`` of ``mlcommons/inference``
+(``performance_check.py``, ``constants.py``; format notes §9):
+
+* the benchmark folder is mapped to the official model (exact name, built-in
+  aliases such as ``resnet50`` → ``resnet``, the submitter's
+  ``model_mapping.json``, then the checker's substring guesses);
+* the key is chosen by LoadGen's *effective* scenario (an ``Interactive``
+  folder holds a ``Server`` run), with the per-benchmark overrides (tokens/s for
+  the LLMs, inferred tokens for gptj, plain p90 latency for llama3.1-8b-edge,
+  tokens for whisper Offline);
+* SingleStream/MultiStream latencies are ns → ms (wan-2.2 → s);
+* a folder scenario that differs from LoadGen's (case-insensitively, Interactive
+  ← Server excepted) is an *inferred* result, allowed for edge systems only:
+  Offline from SingleStream (QPS without LoadGen overhead), Offline from
+  MultiStream (samples per query / mean query latency), MultiStream from
+  SingleStream (8 × the early-stopping p99 estimate).
+
+Units are canonical (tokens/s, samples/s, queries/s, ms, s) and every metric
+has a direction; the official table's unit label is kept beside it by the reader.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from tracker.errors import ParseError
+from tracker.parsers.loadgen import (
+    P90_LATENCY_MS,
+    P99_LATENCY_MS,
+    QUERIES_PER_S,
+    SAMPLES_PER_S,
+    TOKENS_PER_S,
+    Entry,
+    entry_number,
+)
+from tracker.records import MetricRecord
+
+__all__ = [
+    "P90_PLAIN_LATENCY_MS",
+    "P90_LATENCY_S",
+    "PrimaryMetric",
+    "folder_scenario",
+    "metric_for",
+    "mlperf_model",
+    "primary_metric",
+    "round_key",
+]
+
+P90_PLAIN_LATENCY_MS = MetricRecord("p90_latency_ms", "ms", False)
+P90_LATENCY_S = MetricRecord("p90_latency_early_stopping_s", "s", False)
+
+_NS_PER_MS = 1e6
+_MS_PER_S = 1000.0
+_MIN_DURATION_MS = 600_000
+_SCENARIOS = {
+    "offline": "Offline",
+    "server": "Server",
+    "singlestream": "SingleStream",
+    "multistream": "MultiStream",
+    "interactive": "Interactive",
+}
+OFFICIAL_MODELS = frozenset(
+    {
+        "resnet",
+        "retinanet",
+        "bert-99",
+        "bert-99.9",
+        "dlrm-v2-99",
+        "dlrm-v2-99.9",
+        "dlrm-v3",
+        "3d-unet-99",
+        "3d-unet-99.9",
+        "gptj-99",
+        "gptj-99.9",
+        "llama2-70b-99",
+        "llama2-70b-99.9",
+        "llama2-70b-interactive-99",
+        "llama2-70b-interactive-99.9",
+        "llama3.1-8b",
+        "llama3.1-8b-edge",
+        "llama3.1-405b",
+        "mixtral-8x7b",
+        "stable-diffusion-xl",
+        "rgat",
+        "pointpainting",
+        "deepseek-r1",
+        "whisper",
+        "gpt-oss-120b",
+        "qwen3-vl-235b-a22b",
+        "wan-2.2-t2v-a14b",
+        "yolo-95",
+        "yolo-99",
+        "qwen3.6-27b",
+    }
+)
+_ALIASES = {
+    "ssd-resnet34": "retinanet",
+    "mobilenet": "resnet",
+    "resnet50": "resnet",
+    "llama3_1-405b": "llama3.1-405b",
+    "llama3_1-8b": "llama3.1-8b",
+    "llama3_1-8b-edge": "llama3.1-8b-edge",
+}
+_TOKENS = {"Offline": "result_tokens_per_second", "Server": "result_completed_tokens_per_second"}
+_OVERRIDES: Mapping[str, Mapping[str, str]] = {
+    **dict.fromkeys(
+        (
+            "llama2-70b-99",
+            "llama2-70b-99.9",
+            "llama2-70b-interactive-99",
+            "llama2-70b-interactive-99.9",
+            "mixtral-8x7b",
+            "llama3.1-405b",
+            "llama3.1-8b",
+            "deepseek-r1",
+            "gpt-oss-120b",
+        ),
+        _TOKENS,
+    ),
+    **dict.fromkeys(
+        ("gptj-99", "gptj-99.9"),
+        {
+            "Offline": "result_inferred_tokens_per_second",
+            "Server": "result_inferred_completed_tokens_per_second",
+        },
+    ),
+    "llama3.1-8b-edge": {
+        "Offline": "result_tokens_per_second",
+        "SingleStream": "result_90.00_percentile_latency_ns",
+    },
+    "whisper": {"Offline": "result_tokens_per_second"},
+}
+_DEFAULT_KEYS = {
+    "Offline": "result_samples_per_second",
+    "Server": "result_completed_samples_per_sec",
+    "SingleStream": "early_stopping_latency_ss",
+    "MultiStream": "early_stopping_latency_ms",
+}
+_KEY_METRICS = {
+    "result_samples_per_second": SAMPLES_PER_S,
+    "result_tokens_per_second": TOKENS_PER_S,
+    "result_inferred_tokens_per_second": TOKENS_PER_S,
+    "result_completed_samples_per_sec": QUERIES_PER_S,
+    "result_scheduled_samples_per_sec": QUERIES_PER_S,
+    "result_completed_tokens_per_second": TOKENS_PER_S,
+    "result_inferred_completed_tokens_per_second": TOKENS_PER_S,
+    "early_stopping_latency_ss": P90_LATENCY_MS,
+    "early_stopping_latency_ms": P99_LATENCY_MS,
+    "result_90.00_percentile_latency_ns": P90_PLAIN_LATENCY_MS,
+}
+_SECONDS_MODELS = frozenset({"wan-2.2-t2v-a14b"})
+_LLM_LIMITS_NS: Mapping[str, tuple[float, float]] = {
+    # LLM_LATENCY_LIMITS[model]["Server"] (ttft, tpot): the checker looks them up
+    # by LoadGen's scenario, so Interactive runs are held to these as well.
+    "llama2-70b-99": (2000e6, 200e6),
+    "llama2-70b-99.9": (2000e6, 200e6),
+    "llama2-70b-interactive-99": (450e6, 40e6),
+    "llama2-70b-interactive-99.9": (450e6, 40e6),
+    "mixtral-8x7b": (2000e6, 200e6),
+    "llama3.1-405b": (6000e6, 175e6),
+    "llama3.1-8b": (2000e6, 100e6),
+    "deepseek-r1": (2000e6, 80e6),
+    "gpt-oss-120b": (3000e6, 80e6),
+}
+_INFERABLE = {
+    ("SingleStream", "MultiStream"),
+    ("SingleStream", "Offline"),
+    ("MultiStream", "Offline"),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class PrimaryMetric:
+    """The official metric of one result, where it came from, and why it is invalid."""
+
+    metric: MetricRecord
+    value: float
+    key: str
+    line: int | None
+    loadgen_scenario: str
+    inferred: bool
+    invalid_reasons: tuple[str, ...]
+
+
+def folder_scenario(name: str) -> str | None:
+    """The scenario a result folder names (case-insensitive), or ``None``."""
+    return _SCENARIOS.get(name.strip().lower())
+
+
+def round_key(label: str) -> tuple[int, int]:
+    """``"v5.1"`` → ``(5, 1)``; an unreadable label sorts as the newest round."""
+    match = re.fullmatch(r"v?(\d+)\.(\d+)(?:\.\d+)?", label.strip())
+    return (int(match.group(1)), int(match.group(2))) if match else (999, 0)
+
+
+def mlperf_model(folder: str, mapping: Mapping[str, str] | None = None) -> str:
+    """The official model of a benchmark folder, as ``Config.get_mlperf_model`` finds it."""
+    if folder in OFFICIAL_MODELS:
+        return folder
+    if folder in _ALIASES:
+        return _ALIASES[folder]
+    if mapping and isinstance(mapping.get(folder), str):
+        return mapping[folder]
+    guess = folder
+    if "mobilenet" in folder or "efficientnet" in folder or "resnet50" in folder:
+        guess = "resnet"
+    elif "bert-99.9" in folder:
+        guess = "bert-99.9"
+    elif "bert-99" in folder:
+        guess = "bert-99"
+    elif "llama3_1-405b" in folder:
+        guess = "llama3.1-405b"
+    return _ALIASES.get(guess, guess)
+
+
+def result_key(model: str, scenario: str, round_: tuple[int, int]) -> str:
+    """The detail-log key of the primary metric for a LoadGen scenario."""
+    override = _OVERRIDES.get(model, {})
+    if scenario == "Server" and round_ < (4, 1):
+        if model.startswith("llama2-70b"):
+            return "result_completed_samples_per_sec"
+        if model not in ("gptj-99", "gptj-99.9"):
+            return "result_scheduled_samples_per_sec"
+    return override.get(scenario, _DEFAULT_KEYS[scenario])
+
+
+def metric_for(model: str, scenario: str, round_: tuple[int, int]) -> MetricRecord:
+    """The metric a result folder of ``scenario`` is stored under (not inferred)."""
+    loadgen = "Server" if scenario == "Interactive" else scenario
+    metric = _KEY_METRICS[result_key(model, loadgen, round_)]
+    return P90_LATENCY_S if metric is P90_LATENCY_MS and model in _SECONDS_MODELS else metric
+
+
+def primary_metric(
+    log: Mapping[str, Entry],
+    *,
+    model: str,
+    scenario: str,
+    round_label: str,
+    system_type: str,
+    path: str,
+) -> PrimaryMetric:
+    """The official metric of a run whose folder says ``scenario``.
+
+    ``log`` holds detail-log keys (see :func:`tracker.parsers.mlperf_logs.summary_as_detail`
+    for a summary log). Raises :class:`ParseError` when the log cannot give the metric.
+    """
+    loadgen = _loadgen_scenario(log, path=path)
+    inferred = loadgen != scenario and (loadgen, scenario) != ("Server", "Interactive")
+    reasons = _invalid_reasons(log, model=model, loadgen=loadgen, path=path)
+    if inferred:
+        value, metric, key = _inferred(log, loadgen=loadgen, scenario=scenario, path=path)
+        reasons += _inference_reasons(loadgen, scenario, system_type)
+    else:
+        key = result_key(model, loadgen, round_key(round_label))
+        value = _value(log, key, loadgen, path)
+        metric = _KEY_METRICS[key]
+        if loadgen in ("SingleStream", "MultiStream"):
+            value /= _NS_PER_MS
+            if model in _SECONDS_MODELS and metric is P90_LATENCY_MS:
+                value, metric = value / _MS_PER_S, P90_LATENCY_S
+    entry = log.get(key)
+    return PrimaryMetric(
+        metric=metric,
+        value=value,
+        key=key,
+        line=entry.line if entry is not None else None,
+        loadgen_scenario=loadgen,
+        inferred=inferred,
+        invalid_reasons=tuple(reasons),
+    )
+
+
+def _loadgen_scenario(log: Mapping[str, Entry], *, path: str) -> str:
+    entry = log.get("effective_scenario") or log.get("requested_scenario")
+    if entry is None:
+        raise ParseError(path, "no 'effective_scenario': is the log complete?")
+    scenario = _SCENARIOS.get(str(entry.value).strip().lower())
+    if scenario is None or scenario == "Interactive":
+        raise ParseError(path, f"unknown LoadGen scenario {entry.value!r}", line=entry.line)
+    mode = log.get("effective_test_mode")
+    if mode is not None and str(mode.value).strip() == "AccuracyOnly":
+        raise ParseError(
+            path, "an accuracy-mode log where the performance run belongs", line=mode.line
+        )
+    return scenario
+
+
+def _required(log: Mapping[str, Entry], key: str, scenario: str, path: str) -> Entry:
+    entry = log.get(key)
+    if entry is None:
+        raise ParseError(path, f"no '{key}' for a {scenario} run: is the log complete?")
+    return entry
+
+
+def _value(log: Mapping[str, Entry], key: str, scenario: str, path: str) -> float:
+    return entry_number(_required(log, key, scenario, path), key=key, path=path)
+
+
+def _inferred(
+    log: Mapping[str, Entry], *, loadgen: str, scenario: str, path: str
+) -> tuple[float, MetricRecord, str]:
+    if (loadgen, scenario) == ("SingleStream", "Offline"):
+        key = "result_qps_without_loadgen_overhead"
+        return _value(log, key, loadgen, path), SAMPLES_PER_S, key
+    if (loadgen, scenario) == ("MultiStream", "Offline"):
+        key = "result_mean_query_latency_ns"
+        latency_ms = _value(log, key, loadgen, path) / _NS_PER_MS
+        per_query = _value(log, "effective_samples_per_query", loadgen, path)
+        if latency_ms <= 0:
+            raise ParseError(path, f"'{key}' is not positive; cannot infer Offline samples/s")
+        return per_query * _MS_PER_S / latency_ms, SAMPLES_PER_S, key
+    if (loadgen, scenario) == ("SingleStream", "MultiStream"):
+        key = "early_stopping_latency_ms"
+        return _value(log, key, loadgen, path) * 8 / _NS_PER_MS, P99_LATENCY_MS, key
+    key = _DEFAULT_KEYS[loadgen]
+    metric = _KEY_METRICS[key]
+    value = _value(log, key, loadgen, path)
+    return (value / _NS_PER_MS if metric.unit == "ms" else value), metric, key
+
+
+def _inference_reasons(loadgen: str, scenario: str, system_type: str) -> list[str]:
+    if (loadgen, scenario) not in _INFERABLE:
+        return [f"a {scenario} result cannot be inferred from a {loadgen} run"]
+    if "edge" not in system_type.lower():
+        return [f"{scenario} inferred from {loadgen} is allowed for edge systems only"]
+    return []
+
+
+def _flag(log: Mapping[str, Entry], key: str) -> bool | None:
+    entry = log.get(key)
+    if entry is None:
+        return None
+    value = entry.value
+    return value if isinstance(value, bool) else str(value).strip().lower() in ("true", "yes")
+
+
+def _optional_number(log: Mapping[str, Entry], key: str, path: str) -> float | None:
+    entry = log.get(key)
+    return None if entry is None else entry_number(entry, key=key, path=path)
+
+
+def _invalid_reasons(log: Mapping[str, Entry], *, model: str, loadgen: str, path: str) -> list[str]:
+    reasons: list[str] = []
+    validity = log.get("result_validity")
+    if validity is None:
+        raise ParseError(path, "no 'result_validity': is the log complete?")
+    if str(validity.value).strip() != "VALID":
+        reasons.append(f"LoadGen says {validity.value}")
+    if loadgen != "Offline" and _flag(log, "early_stopping_met") is False:
+        reasons.append("early stopping not met")
+    duration = _optional_number(log, "effective_min_duration_ms", path)
+    if duration is not None and duration < _MIN_DURATION_MS:
+        reasons.append(f"min duration {duration:.0f} ms < {_MIN_DURATION_MS} ms")
+    if loadgen == "Server" and model in _LLM_LIMITS_NS:
+        reasons += _llm_reasons(log, model, path)
+    return reasons
+
+
+def _llm_reasons(log: Mapping[str, Entry], model: str, path: str) -> list[str]:
+    ttft_limit, tpot_limit = _LLM_LIMITS_NS[model]
+    ttft = _optional_number(log, "result_first_token_99.00_percentile_latency_ns", path)
+    tpot = _optional_number(log, "result_time_per_output_token_99.00_percentile_ns", path)
+    reasons = []
+    if ttft is not None and ttft >= ttft_limit:
+        reasons.append(f"TTFT p99 {ttft / 1e6:.1f} ms ≥ {ttft_limit / 1e6:.0f} ms")
+    if tpot is not None and tpot >= tpot_limit:
+        reasons.append(f"TPOT p99 {tpot / 1e6:.1f} ms ≥ {tpot_limit / 1e6:.0f} ms")
+    return reasons

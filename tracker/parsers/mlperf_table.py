@@ -1,0 +1,248 @@
+"""A round's published results table: ``summary_results.json`` or v6.1's ``summary.json``.
+
+``summary_results.json`` is a JSON array of rows produced by the MLCommons
+final-report generator (``Performance_Result``, ``Performance_Units``,
+``Power_Result``...). v6.1's ``summary.json`` is an object keyed ``"0"``,
+``"1"``... whose rows use the checker's CSV columns (``Result``, ``Units``,
+``Organization``...), a power result being a row of its own. Both become
+:class:`TableRow` records; a row that lacks what a result needs is reported
+with its number and the row is skipped.
+
+``Location`` names the scenario folder (v5.x) or its ``performance/run_1``
+folder with a ``./`` prefix (v6.0); it is normalised to the scenario folder,
+repository-relative, as results read from logs are.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+
+from tracker.errors import ParseError
+
+__all__ = [
+    "TableRow",
+    "TableRows",
+    "looks_like_results_table",
+    "normalize_location",
+    "parse_results_table",
+]
+
+_POWER_UNITS = frozenset({"watts", "millijoules"})
+_LOCATION = re.compile(r"(?:^|/)((?:closed|open|network)/[^/]+/results/.+)$")
+_RUN_FOLDER = re.compile(r"/performance/run_\d+$")
+
+
+@dataclass(frozen=True, slots=True)
+class TableRow:
+    """One published result as the table states it."""
+
+    row: int
+    round: str
+    division: str
+    submitter: str
+    platform: str
+    system_name: str
+    system_type: str
+    availability: str | None
+    benchmark: str
+    model: str
+    scenario: str
+    location: str
+    value: float
+    unit_label: str
+    power_value: float | None
+    power_unit: str | None
+    accelerator: str | None
+    nodes: int | None
+    accelerators_per_node: int | None
+    accelerators_total: int | None
+    host_cpu: str | None
+    software: str | None
+    result_id: str | None
+    accuracy: str | None
+    inferred: bool
+    weight_data_types: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class TableRows:
+    """The rows read from a table and the rows refused (with their number)."""
+
+    rows: tuple[TableRow, ...]
+    problems: tuple[ParseError, ...]
+
+
+def normalize_location(location: str) -> str:
+    """``./closed/X/results/S/B/Offline/performance/run_1`` → ``closed/X/results/S/B/Offline``."""
+    text = location.strip().replace("\\", "/").rstrip("/")
+    text = _RUN_FOLDER.sub("", text)
+    match = _LOCATION.search(text)
+    return match.group(1) if match else text.removeprefix("./")
+
+
+def parse_results_table(data: bytes, *, path: str) -> TableRows:
+    """The rows of a results table; raises :class:`ParseError` if it is not one."""
+    try:
+        document = json.loads(data.decode("utf-8-sig"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as error:
+        raise ParseError(path, f"not a valid results table JSON ({error})") from None
+    if isinstance(document, dict) and all(isinstance(v, dict) for v in document.values()):
+        raw = [document[k] for k in sorted(document, key=_numeric_key)]
+        return _rows([_from_csv_columns(r) for r in raw], path=path, merge_power=True)
+    if isinstance(document, list) and all(isinstance(v, dict) for v in document):
+        return _rows(document, path=path, merge_power=False)
+    raise ParseError(path, "not a results table: expected a list of rows or an object of rows")
+
+
+def looks_like_results_table(data: bytes) -> bool:
+    """Whether a JSON document has the shape and columns of a results table."""
+    try:
+        document = json.loads(data.decode("utf-8-sig"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return False
+    rows = list(document.values()) if isinstance(document, dict) else document
+    if not isinstance(rows, list) or not rows or not isinstance(rows[0], dict):
+        return False
+    first = rows[0]
+    return "Platform" in first and ("Performance_Result" in first or "Result" in first)
+
+
+def _numeric_key(key: str) -> tuple[int, str]:
+    return (int(key), key) if key.isdigit() else (1 << 62, key)
+
+
+_CSV_COLUMNS = {
+    "Organization": "Submitter",
+    "Division": "Category",
+    "SystemType": "Suite",
+    "SystemName": "System",
+    "Model": "UsedModel",
+    "MlperfModel": "Model",
+    "Result": "Performance_Result",
+    "Units": "Performance_Units",
+    "number_of_nodes": "Nodes",
+    "host_processor_model_name": "Processor",
+    "accelerator_model_name": "Accelerator",
+    "accelerators_per_node": "a#",
+    "total_accelerators": "Total Accelerators",
+    "framework": "Software",
+    "PrivateID": "ID",
+}
+
+
+def _from_csv_columns(row: Mapping[str, object]) -> dict[str, object]:
+    return {_CSV_COLUMNS.get(key, key): value for key, value in row.items()}
+
+
+def _rows(raw: list[dict[str, object]], *, path: str, merge_power: bool) -> TableRows:
+    rows: dict[tuple[str, str], TableRow] = {}
+    power: dict[tuple[str, str], tuple[float, str]] = {}
+    problems: list[ParseError] = []
+    for number, row in enumerate(raw, start=1):
+        try:
+            unit = str(row.get("Performance_Units", "")).strip()
+            if merge_power and unit.lower() in _POWER_UNITS:
+                power[_row_key(row)] = (_float(row, "Performance_Result", number, path), unit)
+                continue
+            parsed = _row(row, number, path)
+        except ParseError as error:
+            problems.append(error)
+            continue
+        rows.setdefault((parsed.location, parsed.benchmark), parsed)
+    merged = [_with_power(row, power.get((row.location, row.benchmark))) for row in rows.values()]
+    return TableRows(tuple(merged), tuple(problems))
+
+
+def _row_key(row: Mapping[str, object]) -> tuple[str, str]:
+    return normalize_location(str(row.get("Location", ""))), str(row.get("UsedModel", ""))
+
+
+def _with_power(row: TableRow, power: tuple[float, str] | None) -> TableRow:
+    if power is None or row.power_value is not None:
+        return row
+    return replace(row, power_value=power[0], power_unit=power[1])
+
+
+def _row(row: Mapping[str, object], number: int, path: str) -> TableRow:
+    location = normalize_location(_required_text(row, "Location", number, path))
+    parts = location.split("/")
+    if len(parts) != 6 or parts[2] != "results":
+        raise ParseError(path, f"row {number}: 'Location' {row.get('Location')!r} is not a result")
+    return TableRow(
+        row=number,
+        round=_required_text(row, "version", number, path),
+        division=parts[0],
+        submitter=parts[1],
+        platform=parts[3],
+        system_name=_text(row, "System") or parts[3],
+        system_type=_text(row, "Suite") or "",
+        availability=(_text(row, "Availability") or "").lower() or None,
+        benchmark=parts[4],
+        model=_text(row, "Model") or parts[4],
+        scenario=parts[5],
+        location=location,
+        value=_float(row, "Performance_Result", number, path),
+        unit_label=_required_text(row, "Performance_Units", number, path),
+        power_value=_optional_float(row, "Power_Result", number, path),
+        power_unit=_text(row, "Power_Units"),
+        accelerator=_text(row, "Accelerator"),
+        nodes=_count(row, "Nodes"),
+        accelerators_per_node=_count(row, "a#"),
+        accelerators_total=_count(row, "Total Accelerators"),
+        host_cpu=_text(row, "Processor"),
+        software=_text(row, "Software"),
+        result_id=_text(row, "ID"),
+        accuracy=_text(row, "Accuracy"),
+        inferred=str(row.get("inferred", "0")).strip() in ("1", "True", "true"),
+        weight_data_types=_text(row, "weight_data_types"),
+    )
+
+
+def _text(row: Mapping[str, object], key: str) -> str | None:
+    value = row.get(key)
+    if value is None or isinstance(value, dict | list):
+        return None
+    text = str(value).strip()
+    return text or None
+
+
+def _required_text(row: Mapping[str, object], key: str, number: int, path: str) -> str:
+    text = _text(row, key)
+    if text is None:
+        raise ParseError(path, f"row {number}: no '{key}'")
+    return text
+
+
+def _optional_float(row: Mapping[str, object], key: str, number: int, path: str) -> float | None:
+    value = row.get(key)
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    return _float(row, key, number, path)
+
+
+def _float(row: Mapping[str, object], key: str, number: int, path: str) -> float:
+    value = row.get(key)
+    if value is None:
+        raise ParseError(path, f"row {number}: no '{key}'")
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        raise ParseError(path, f"row {number}: '{key}' is {value!r}, not a number")
+    try:
+        number_value = float(value)
+    except ValueError:
+        raise ParseError(path, f"row {number}: '{key}' is {value!r}, not a number") from None
+    if number_value != number_value or abs(number_value) == float("inf"):
+        raise ParseError(path, f"row {number}: '{key}' is {value!r}, not a finite number")
+    return number_value
+
+
+def _count(row: Mapping[str, object], key: str) -> int | None:
+    value = row.get(key)
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    match = re.fullmatch(r"\s*(\d+)(?:\.0+)?\s*", str(value)) if value is not None else None
+    return int(match.group(1)) if match else None

@@ -1,0 +1,342 @@
+"""Published MLPerf Inference rounds (``--kind mlperf-inference``).
+
+A round repository (v4.1–v5.1 layout with ``measurements/`` and
+``compliance/`` beside ``results/``, or v6.0+ with both inside the scenario
+folder) is walked (:mod:`tracker.readers.mlperf_layout`), its files are read
+once (:mod:`tracker.readers.mlperf_read`), and each result folder becomes one
+result whose value is the official primary metric (:mod:`tracker.parsers.mlperf_rules`):
+detail log preferred, summary log as the fallback, inferred edge results,
+canonical units with a direction, validity with the reasons, accuracy,
+compliance outcomes and power as secondary metrics.
+
+When the round's table (``summary_results.json``) is there too, each result
+carries the table's unit label (``official_unit``, which the table gets wrong
+for whisper and llama3.1-8b Interactive) and ID, and every disagreement
+between logs and table is listed. The round (the software version) comes from
+the table, else ``--software-version``, else the folder or archive name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from tracker.errors import ConfigError, ParseError
+from tracker.parsers.loadgen import Entry, detail_extras, entry_number
+from tracker.parsers.mlperf_extras import compliance_outcome, parse_accuracy, power_metric
+from tracker.parsers.mlperf_rules import PrimaryMetric, mlperf_model, primary_metric
+from tracker.parsers.mlperf_system import SystemDescription
+from tracker.parsers.mlperf_table import TableRow
+from tracker.readers.base import ProgressCallback, Reading
+from tracker.readers.mlperf_layout import (
+    ResultFolder,
+    RoundTree,
+    SubmitterTree,
+    is_round_tree,
+    walk_round,
+)
+from tracker.readers.mlperf_read import RoundFiles, read_round
+from tracker.readers.mlperf_results import mark_twins, resolve_round, sample_id, software
+from tracker.records import ExtraValue, ResultRecord, SourceSpec
+from tracker.tree import SourceTree
+
+__all__ = ["MLPerfInferenceReader"]
+
+_DETAIL_TOLERANCE = 1e-4
+_SUMMARY_TOLERANCE = 1e-3
+_MAX_LISTED = 20
+
+
+class _DependencyFailed(Exception):
+    """A file the result needs was refused (its error is already listed)."""
+
+
+class MLPerfInferenceReader:
+    """Reader of a published MLPerf Inference round (``--kind mlperf-inference``)."""
+
+    kind = "mlperf-inference"
+    looks_for = "closed|open|network/<submitter>/results/ (an MLPerf Inference round)"
+
+    def detect(self, tree: SourceTree) -> bool:
+        return is_round_tree(tree)
+
+    def read(
+        self,
+        tree: SourceTree,
+        spec: SourceSpec,
+        *,
+        strict: bool,
+        progress: ProgressCallback | None,
+    ) -> Reading:
+        layout = walk_round(tree)
+        if not any(sub.folders for sub in layout.submitters):
+            raise ConfigError(
+                f"{spec.location}: no <division>/<submitter>/results/<system>/<benchmark>/"
+                "<scenario> folders: not an MLPerf Inference round"
+            )
+        files = read_round(tree, layout, strict=strict, progress=progress)
+        folders = [(sub, f) for sub in layout.submitters for f in sub.folders if not f.endpoints]
+        reading = Reading(runs_found=len(folders), notes=_layout_notes(layout))
+        reading.errors.extend(files.errors[path] for path in sorted(files.errors))
+        rows = {row.location: row for row in files.table.rows} if files.table else {}
+        if files.table and files.table.problems:
+            if strict:
+                raise files.table.problems[0]
+            reading.errors.extend(files.table.problems)
+        round_label = resolve_round((r.round for r in rows.values()), spec, tree, reading.notes)
+        _ignored_labels(spec, reading.notes)
+        assembler = _Assembler(tree, files, round_label, rows)
+        results = _results(assembler, folders, reading, strict=strict)
+        reading.runs_failed = len(folders) - len(results)
+        reading.results = mark_twins(results, files.run_digest)
+        reading.notes.update(_cross_check_notes(assembler.disagreements, rows, results, bool(rows)))
+        return reading
+
+
+def _results(
+    assembler: _Assembler,
+    folders: list[tuple[SubmitterTree, ResultFolder]],
+    reading: Reading,
+    *,
+    strict: bool,
+) -> list[ResultRecord]:
+    results: list[ResultRecord] = []
+    for sub, folder in folders:
+        try:
+            results.append(assembler.result(sub, folder))
+        except _DependencyFailed:
+            continue  # its file's error is listed once, not once per result
+        except ParseError as error:
+            if strict:
+                raise
+            reading.errors.append(error)
+    return results
+
+
+def _layout_notes(layout: RoundTree) -> set[str]:
+    notes = set(layout.notes)
+    endpoints = sum(f.endpoints for sub in layout.submitters for f in sub.folders)
+    if endpoints:
+        notes.add(
+            f"{endpoints} MLPerf Endpoints results (performance/result_summary.json, no "
+            "LoadGen logs) skipped; ingest their folders with --kind mlperf-endpoints"
+        )
+    return notes
+
+
+def _ignored_labels(spec: SourceSpec, notes: set[str]) -> None:
+    labels = spec.labels
+    for name, value in (
+        ("--software", labels.software),
+        ("--system", labels.system),
+        ("--accelerators", labels.accelerators),
+        ("--benchmark", labels.benchmark),
+    ):
+        if value is not None:
+            notes.add(f"{name} does not apply to an MLPerf round (its files name it); ignored")
+
+
+class _Assembler:
+    """Builds the result of each folder from what was read."""
+
+    def __init__(
+        self, tree: SourceTree, files: RoundFiles, round_label: str, rows: Mapping[str, TableRow]
+    ) -> None:
+        self.tree = tree
+        self.files = files
+        self.round = round_label
+        self.rows = rows
+        self.disagreements: list[str] = []
+
+    def result(self, sub: SubmitterTree, folder: ResultFolder) -> ResultRecord:
+        system = self._system(sub, folder)
+        log, log_path = self._log(folder)
+        model = mlperf_model(folder.benchmark, self.files.mappings.get(sub.path))
+        shown = self.tree.shown_path(log_path)
+        primary = primary_metric(
+            log,
+            model=model,
+            scenario=folder.scenario,
+            round_label=self.round,
+            system_type=system.system_type,
+            path=shown,
+        )
+        extra = self._extra(folder, system, log, primary, model, shown)
+        artifact = self.tree.artifact(log_path)
+        if artifact is None:
+            raise _DependencyFailed(log_path)
+        return ResultRecord(
+            system=system.record,
+            software=software(self.round),
+            benchmark=folder.benchmark,
+            scenario=folder.scenario_dir,
+            metric=primary.metric,
+            value=primary.value,
+            is_valid=not primary.invalid_reasons,
+            artifact_path=log_path,
+            artifact_sha256=artifact.sha256,
+            line=primary.line,
+            location=folder.path,
+            round=self.round,
+            software_stack=system.software_stack,
+            extra=dict(sorted(extra.items())),
+            sample_id=sample_id(folder.path),
+        )
+
+    def _system(self, sub: SubmitterTree, folder: ResultFolder) -> SystemDescription:
+        path = sub.systems.get(folder.system)
+        if path is None:
+            raise ParseError(
+                self.tree.shown_path(folder.path),
+                f"no systems/{folder.system}.json describes this result's system",
+            )
+        if path in self.files.errors or path not in self.files.systems:
+            raise _DependencyFailed(path)
+        return self.files.systems[path]
+
+    def _log(self, folder: ResultFolder) -> tuple[dict[str, Entry], str]:
+        log_path = folder.detail or folder.summary
+        if log_path is None:
+            raise ParseError(
+                self.tree.shown_path(folder.path),
+                "no mlperf_log_summary.txt or mlperf_log_detail.txt in performance/run_1; "
+                "is the result complete?",
+            )
+        if log_path in self.files.errors or folder.path not in self.files.logs:
+            raise _DependencyFailed(log_path)
+        return self.files.logs[folder.path], log_path
+
+    def _extra(
+        self,
+        folder: ResultFolder,
+        system: SystemDescription,
+        log: Mapping[str, Entry],
+        primary: PrimaryMetric,
+        model: str,
+        shown: str,
+    ) -> dict[str, ExtraValue]:
+        summary_only = folder.path in self.files.from_summary
+        extra = detail_extras(log, primary_key=primary.key, path=shown)
+        extra.update(
+            mlperf_model=model,
+            mlperf_scenario=folder.scenario,
+            loadgen_scenario=primary.loadgen_scenario,
+            inferred=primary.inferred,
+            primary_metric_key=primary.key,
+            primary_metric_from="summary log" if summary_only else "detail log",
+            system_name=system.system_name,
+            system_type=system.system_type,
+        )
+        if system.operating_system:
+            extra["operating_system"] = system.operating_system
+        if primary.invalid_reasons:
+            extra["invalid_reason"] = "; ".join(primary.invalid_reasons)
+        if folder.accuracy and folder.accuracy in self.files.raw:
+            data = self.files.raw[folder.accuracy]
+            extra.update(
+                parse_accuracy(data, path=self.tree.shown_path(folder.accuracy), model=model)
+            )
+        extra.update(self._compliance(folder, model))
+        extra.update(self._power(folder, log, primary, shown))
+        extra.update(self._official(folder, primary, summary_only, extra))
+        return extra
+
+    def _compliance(self, folder: ResultFolder, model: str) -> dict[str, ExtraValue]:
+        outcomes: dict[str, ExtraValue] = {}
+        for test in folder.compliance:
+            verdicts = [self.files.verdicts.get(path) for path in test.verify]
+            raw = self.files.raw
+            outcome = compliance_outcome(
+                verdicts,
+                model=model,
+                baseline=raw.get(test.baseline_accuracy or ""),
+                compliance=raw.get(test.compliance_accuracy or ""),
+                path=self.tree.shown_path(folder.path),
+            )
+            if outcome is not None:
+                outcomes[f"compliance_{test.name}"] = outcome
+        return outcomes
+
+    def _power(
+        self, folder: ResultFolder, log: Mapping[str, Entry], primary: PrimaryMetric, shown: str
+    ) -> dict[str, ExtraValue]:
+        samples = self.files.power.get(folder.spl or "")
+        begin, end = log.get("power_begin"), log.get("power_end")
+        if not samples or begin is None or end is None:
+            return {}
+        count = log.get("result_query_count")
+        found = power_metric(
+            samples,
+            begin=str(begin.value),
+            end=str(end.value),
+            scenario=folder.scenario,
+            loadgen_scenario=primary.loadgen_scenario,
+            query_count=None if count is None else entry_number(count, key="x", path=shown),
+            path=shown,
+        )
+        return {} if found is None else {found[0]: found[1]}
+
+    def _official(
+        self,
+        folder: ResultFolder,
+        primary: PrimaryMetric,
+        summary_only: bool,
+        extra: Mapping[str, ExtraValue],
+    ) -> dict[str, ExtraValue]:
+        row = self.rows.get(folder.path)
+        if row is None:
+            return {}
+        official: dict[str, ExtraValue] = {"official_unit": row.unit_label}
+        if row.result_id:
+            official["result_id"] = row.result_id
+        if row.weight_data_types:
+            official["weight_data_types"] = row.weight_data_types
+        tolerance = _SUMMARY_TOLERANCE if summary_only else _DETAIL_TOLERANCE
+        if not _close(primary.value, row.value, tolerance):
+            official["official_value"] = row.value
+            self.disagreements.append(
+                f"{folder.path}: the logs give {primary.value:.6g} {primary.metric.unit}, "
+                f"the results table {row.value:.6g} {row.unit_label}"
+            )
+        official.update(self._official_power(folder, row, extra))
+        return official
+
+    def _official_power(
+        self, folder: ResultFolder, row: TableRow, extra: Mapping[str, ExtraValue]
+    ) -> dict[str, ExtraValue]:
+        if row.power_value is None:
+            return {}
+        name = "power_w" if (row.power_unit or "").lower() == "watts" else "energy_per_query_mj"
+        mine = extra.get(name)
+        if isinstance(mine, float) and not _close(mine, row.power_value, _DETAIL_TOLERANCE):
+            self.disagreements.append(
+                f"{folder.path}: the power logs give {mine:.6g}, the table {row.power_value:.6g}"
+            )
+        return {f"official_{name}": row.power_value}
+
+
+def _close(mine: float, official: float, tolerance: float) -> bool:
+    scale = max(abs(official), 1e-12)
+    return abs(mine - official) / scale <= tolerance
+
+
+def _cross_check_notes(
+    disagreements: list[str],
+    rows: Mapping[str, TableRow],
+    results: list[ResultRecord],
+    has_table: bool,
+) -> set[str]:
+    if not has_table:
+        return set()
+    notes = {f"results table disagrees: {d}" for d in disagreements[:_MAX_LISTED]}
+    if len(disagreements) > _MAX_LISTED:
+        notes.add(f"results table disagrees on {len(disagreements) - _MAX_LISTED} more results")
+    read = {r.location for r in results}
+    missing = sorted(set(rows) - read)
+    for location in missing[:_MAX_LISTED]:
+        notes.add(f"results table row without a stored result from logs: {location}")
+    if len(missing) > _MAX_LISTED:
+        notes.add(f"{len(missing) - _MAX_LISTED} more results table rows without stored results")
+    unlisted = len(read - set(rows))
+    if unlisted:
+        notes.add(f"{unlisted} results read from logs are not in the results table")
+    return notes
