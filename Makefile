@@ -27,7 +27,7 @@ test: lint
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py
-	$(BIN)/python benchmarks/bench_mlperf_ingest.py
+	set -e; for script in benchmarks/bench_*.py; do $(BIN)/python $$script; done
 
 clean:
 	rm -rf $(VENV) demo build dist .pytest_cache .mypy_cache .ruff_cache

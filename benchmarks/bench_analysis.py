@@ -15,6 +15,11 @@ excluded), median of 3 runs:
   logs with a bootstrap CI (1,000 resamples a side) and change points on the
   per-version medians.
 
+and a third, ``analyze``: what ``tracker analyze`` does after reading the
+database, on the ``single`` data as stored records (one ``AnalysisSample`` per
+value): series building, the comparison of each series' newest two versions in
+one BH family, change points, scaling, gains and the findings to store.
+
 Prints the seconds, the ratio to the 5 s target and the detection scores, and
 writes them to benchmarks/results/analysis.json. "false" regressions are series
 without a planted drop; most are a spike down on the last version (about 1% × ½
@@ -39,6 +44,9 @@ from tracker.analysis import (
     compare_versions,
     detect_change_points,
 )
+from tracker.analyze import analyse
+from tracker.records import AnalysisSample, VersionInfo
+from tracker.versions import version_sort_key
 
 SERIES = 10_000
 VERSIONS = 50
@@ -157,8 +165,66 @@ def _variant(name: str, repeats: int) -> dict[str, object]:
     }
 
 
+def _records(values: np.ndarray) -> tuple[list[AnalysisSample], list[VersionInfo]]:
+    versions = [f"1.{v}" for v in range(VERSIONS)]
+    samples = [
+        AnalysisSample(
+            "bench",
+            versions[v],
+            f"/node-{i % 100}",
+            f"node-{i % 100}",
+            None,
+            None,
+            "GPU",
+            1,
+            8,
+            None,
+            f"model-{i // 100}",
+            "Offline",
+            "",
+            "tokens_per_s",
+            "tokens/s",
+            True,
+            float(values[i, v, 0]),
+            True,
+            "stack",
+            None,
+        )
+        for i in range(values.shape[0])
+        for v in range(VERSIONS)
+    ]
+    return samples, [VersionInfo("bench", v, version_sort_key(v)) for v in versions]
+
+
+def _orchestrated() -> dict[str, object]:
+    rng = np.random.default_rng(SEED)
+    level, _truth, dropped = _levels(rng)
+    samples, versions = _records(_noisy(rng, level, 1))
+    seconds = [_timed(lambda: analyse(samples, [], versions)) for _ in range(RUNS)]
+    outcome = analyse(samples, [], versions)
+    flagged = {c.key for c in outcome.comparisons.with_verdict(Verdict.REGRESSION)}
+    keys = [f"bench|/node-{i % 100}|model-{i // 100}|Offline||tokens_per_s" for i in range(SERIES)]
+    true = sum(keys[i] in flagged for i in np.flatnonzero(dropped))
+    median = statistics.median(seconds)
+    return {
+        "variant": "analyze",
+        "series": SERIES,
+        "versions": VERSIONS,
+        "repeats_per_version": 1,
+        "seconds_runs": [round(s, 3) for s in seconds],
+        "median_s": round(median, 3),
+        "ratio_to_target": round(median / TARGET_S, 3),
+        "family_size": outcome.family_size,
+        "verdicts": {v.value: n for v, n in outcome.comparisons.counts().items()},
+        "findings": outcome.finding_counts(),
+        "planted_last_drops": int(dropped.sum()),
+        "regressions_true": int(true),
+        "regressions_false": len(flagged) - int(true),
+    }
+
+
 def main() -> None:
-    variants = [_variant("single", 1), _variant("repeats", REPEATS)]
+    variants = [_variant("single", 1), _variant("repeats", REPEATS), _orchestrated()]
     figures = {"target_s": TARGET_S, "variants": variants}
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text(json.dumps(figures, indent=2, sort_keys=True) + "\n", encoding="utf-8")
@@ -168,7 +234,12 @@ def main() -> None:
             f"x {v['repeats_per_version']} repeats: median {v['median_s']:.2f} s "
             f"(ratio to the {TARGET_S:g} s target {v['ratio_to_target']:.2f}); "
             f"regressions {v['regressions_true']} true / {v['regressions_false']} false "
-            f"of {v['planted_last_drops']} planted; change points {v['change_points']}"
+            f"of {v['planted_last_drops']} planted; "
+            + (
+                f"change points {v['change_points']}"
+                if "change_points" in v
+                else f"findings {v['findings']}"
+            )
         )
     print(f"written to {RESULTS}")
 

@@ -25,6 +25,21 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 POSTGRES_URL_VARIABLE = "TRACKER_TEST_POSTGRES_URL"
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--update-golden",
+        action="store_true",
+        default=False,
+        help="rewrite the golden files in tests/golden/ from the current output",
+    )
+
+
+@pytest.fixture
+def update_golden(request: pytest.FixtureRequest) -> bool:
+    """True when the run was started with ``--update-golden``."""
+    return bool(request.config.getoption("--update-golden"))
+
+
 @pytest.fixture(autouse=True)
 def _private_cache_dir(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """Downloads and ingest snapshots of a test go to its own folder, never to ~/.cache."""

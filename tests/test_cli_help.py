@@ -30,7 +30,9 @@ def test_every_command_has_help_with_an_example(path: tuple[str, ...]) -> None:
 
 def test_the_contract_commands_exist() -> None:
     paths = {" ".join(p) for p in _commands(cli)}
-    assert {"db upgrade", "db current", "ingest", "export", "report", "demo"} <= paths
+    expected = {"db upgrade", "db current", "ingest", "pull", "analyze"}
+    expected |= {"findings", "report", "export", "demo"}
+    assert expected <= paths
 
 
 def test_unknown_option_is_a_usage_error_with_exit_code_2() -> None:

@@ -1,4 +1,10 @@
-"""`tracker demo`: example data in the LoadGen format, ingested by the demo job, reported."""
+"""`tracker demo`: example data in the real formats, ingested by the demo job, reported, gated.
+
+The LoadGen runs (3 versions × 3 series × 3 repeats), the AIPerf sweeps of the
+example serving stack (718 → 1,997 tokens/s at 50 tokens/s/user, then an 8%
+regression of the chat workload) and two MLPerf-layout rounds (1.6× gain, 72 → 288
+at 99% efficiency, one configuration whose efficiency drops).
+"""
 
 from __future__ import annotations
 
@@ -10,6 +16,7 @@ from click.testing import CliRunner
 
 from tracker.cli import cli
 from tracker.demo_data import DEMO_SERIES, DEMO_VERSIONS, REPEATS, write_demo_data
+from tracker.demo_serving import MLPERF_ROUNDS, SERVING_VERSIONS, SERVING_WORKLOADS
 from tracker.ingest import read_job
 from tracker.parsers.loadgen import DETAIL_LOG_NAME, SUMMARY_LOG_NAME, parse_loadgen_run
 from tracker.paths import ingest_jobs_dir
@@ -38,12 +45,21 @@ SPEC_EXPORT_KEYS = {
 }
 
 
+LOADGEN_RESULTS = len(DEMO_VERSIONS) * len(DEMO_SERIES) * REPEATS
+
+
 @pytest.fixture(scope="module")
-def demo_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def demo_output(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     out = tmp_path_factory.mktemp("demo")
     result = CliRunner().invoke(cli, ["demo", "--out", str(out)])
     assert result.exit_code == 0, result.output
-    assert result.stdout.splitlines()[-1] == f"Report: {(out / 'site' / 'index.html').resolve()}"
+    return out, result.stdout
+
+
+@pytest.fixture(scope="module")
+def demo_dir(demo_output: tuple[Path, str]) -> Path:
+    out, stdout = demo_output
+    assert stdout.splitlines()[-1] == f"Report: {(out / 'site' / 'index.html').resolve()}"
     return out
 
 
@@ -83,16 +99,28 @@ def test_demo_job_lists_every_demo_folder(tmp_path: Path) -> None:
     expected = {
         tmp_path / version / series.folder for version in DEMO_VERSIONS for series in DEMO_SERIES
     }
+    expected |= {
+        tmp_path / "serving" / version / w.name
+        for version in SERVING_VERSIONS
+        for w in SERVING_WORKLOADS
+    }
+    expected |= {tmp_path / "mlperf" / label for label in MLPERF_ROUNDS}
     assert {Path(spec.location) for spec in specs} == expected
     assert all(spec.labels.is_example for spec in specs)
 
 
 def test_demo_stores_every_run_as_a_labelled_example(demo_dir: Path) -> None:
     rows = json.loads(_export(demo_dir))
-    assert len(rows) == len(DEMO_VERSIONS) * len(DEMO_SERIES) * REPEATS
     assert all(row["is_example"] for row in rows)
-    assert {row["software_version"] for row in rows} == set(DEMO_VERSIONS)
-    assert all(row["accelerators_total"] == 8 for row in rows)
+    loadgen = [row for row in rows if row["source_kind"] == "loadgen"]
+    assert len(loadgen) == LOADGEN_RESULTS
+    assert {row["software_version"] for row in loadgen} == set(DEMO_VERSIONS)
+    assert all(row["accelerators_total"] == 8 for row in loadgen)
+    aiperf = [row for row in rows if row["source_kind"] == "aiperf"]
+    assert {row["accelerators_total"] for row in aiperf} == {4}
+    mlperf = [row for row in rows if row["source_kind"] == "mlperf-inference"]
+    assert {row["round"] for row in mlperf} == set(MLPERF_ROUNDS)
+    assert all("example" in row["system"].lower() for row in rows)
 
 
 def test_export_json_has_the_spec_keys(demo_dir: Path) -> None:
@@ -104,15 +132,19 @@ def test_export_json_has_the_spec_keys(demo_dir: Path) -> None:
 def test_export_csv_has_a_header_and_one_row_per_result(demo_dir: Path) -> None:
     lines = _export(demo_dir, "csv").splitlines()
     assert SPEC_EXPORT_KEYS <= set(lines[0].split(","))
-    assert len(lines) == 1 + len(DEMO_VERSIONS) * len(DEMO_SERIES) * REPEATS
+    assert len(lines) == 1 + len(json.loads(_export(demo_dir)))
 
 
 def test_report_has_one_row_per_series_and_versions_in_order(demo_dir: Path) -> None:
     report = json.loads((demo_dir / "site" / "report.json").read_text())
-    [table] = report["tables"]
+    tables = {table["software"]: table for table in report["tables"]}
+    table = tables["example-serving-stack"]
     assert table["versions"] == list(DEMO_VERSIONS)
-    assert len(table["rows"]) == len(DEMO_SERIES)
-    assert all(cell["n"] == REPEATS for row in table["rows"] for cell in row["cells"])
+    loadgen = [row for row in table["rows"] if row["system"] == "example-node-8x (example data)"]
+    assert len(loadgen) == len(DEMO_SERIES) and all(
+        cell["n"] == REPEATS for row in loadgen for cell in row["cells"]
+    )
+    assert tables["mlperf-inference"]["versions"] == list(MLPERF_ROUNDS)
 
 
 def test_report_page_says_example_data(demo_dir: Path) -> None:
@@ -128,3 +160,42 @@ def test_demo_run_twice_gives_the_same_report_but_the_timestamp(demo_dir: Path) 
     second = json.loads((demo_dir / "site" / "report.json").read_text())
     first.pop("generated_at"), second.pop("generated_at")
     assert first == second
+
+
+def test_demo_gates_the_newest_version_and_finds_the_planted_regression(
+    demo_output: tuple[Path, str],
+) -> None:
+    _out, stdout = demo_output
+    gate_lines = [line for line in stdout.splitlines() if line.startswith("gate: ")]
+    assert gate_lines and gate_lines[0].startswith("gate: 1 (")
+    assert "1.1.0 → 1.2.0" in gate_lines[0]
+    assert "isl1024-osl1024" in stdout and "-8.0% (worse)" in stdout
+
+
+def test_demo_gate_through_the_cli_exits_1(demo_dir: Path) -> None:
+    url = f"sqlite:///{demo_dir / 'demo.db'}"
+    result = CliRunner().invoke(cli, ["--database-url", url, "gate", "--candidate", "1.2.0"])
+    assert result.exit_code == 1, result.output
+    improved = CliRunner().invoke(
+        cli, ["--database-url", url, "gate", "--baseline", "1.0.0", "--candidate", "1.1.0"]
+    )
+    assert improved.exit_code == 0, improved.output
+
+
+def test_serving_page_shows_the_718_to_1997_gain(demo_dir: Path) -> None:
+    # 4 accelerators: 718 and 1,997 tokens/s are 179.5 and 499.25 per accelerator
+    html = (demo_dir / "site" / "serving.html").read_text("utf-8")
+    assert "179.5" in html and "499.2" in html and "isl65536-osl400" in html
+    report = json.loads((demo_dir / "site" / "report.json").read_text())
+    text = json.dumps(report["serving"])
+    assert "179.5" in text and "499.2" in text
+
+
+def test_demo_mlperf_rounds_scale_72_to_288_at_99_percent(demo_dir: Path) -> None:
+    url = f"sqlite:///{demo_dir / 'demo.db'}"
+    result = CliRunner().invoke(cli, ["--database-url", url, "findings", "--format", "json"])
+    found = json.loads(result.stdout)
+    scaling = [f for f in found if f["kind"] == "scaling_efficiency"]
+    assert scaling and all("Example Accel Y" in f["series_key"] for f in scaling)
+    gains = [f for f in found if f["kind"] == "improvement" and "NVL72x72" in f["series_key"]]
+    assert gains and gains[0]["change_pct"] == pytest.approx(60.0, rel=1e-4)

@@ -33,18 +33,20 @@ def test_shipped_demo_job_parses() -> None:
     assert job.name == "demo"
     assert job.is_example is True
     assert job.root == "../demo/data"
-    assert len(job.sources) == 9
+    assert len(job.sources) == 9 + 6 + 2  # LoadGen runs, AIPerf sweeps, MLPerf rounds
+    assert {spec.kind for spec in job.sources} == {"loadgen", "aiperf", "mlperf-inference"}
     versions = {spec.labels.software_version for spec in job.sources}
-    assert versions == {"1.0.0", "1.1.0", "1.2.0"}
+    assert versions == {"1.0.0", "1.1.0", "1.2.0", "v5.1", "v6.0"}
+    assert all(spec.labels.is_example is True for spec in job.sources)
     for spec in job.sources:
-        assert spec.kind == "loadgen"
+        if spec.kind == "mlperf-inference":
+            continue
         assert spec.labels.software == "example-serving-stack"
-        assert spec.labels.system == "example-node-8x (example data)"
-        assert spec.labels.accelerators == 8
-        assert spec.labels.is_example is True
+        assert "(example data)" in (spec.labels.system or "")
+        assert spec.labels.accelerators == (8 if spec.kind == "loadgen" else 4)
         assert isinstance(spec.labels.release_date, date)
-        assert spec.labels.benchmark in {"resnet50", "llama2-70b-99"}
-        assert spec.location.startswith(f"{spec.labels.software_version}/")
+        assert spec.labels.benchmark in {"resnet50", "llama2-70b-99", "example-llm-70b"}
+        assert f"{spec.labels.software_version}/" in spec.location
 
 
 def test_source_keys_win_over_defaults() -> None:
@@ -198,7 +200,7 @@ def test_read_job_keeps_absolute_locations(tmp_path: Path) -> None:
 
 def test_read_job_of_the_shipped_demo_points_at_the_demo_data() -> None:
     job, specs = read_job(DEMO_JOB)
-    assert len(specs) == len(job.sources) == 9
+    assert len(specs) == len(job.sources) == 17
     data = (REPO_ROOT / "demo" / "data").resolve()
     for spec, source in zip(specs, job.sources, strict=True):
         assert Path(spec.location).resolve() == data / source.location

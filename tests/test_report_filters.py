@@ -6,14 +6,22 @@ import pytest
 
 from tracker.report.filters import (
     FILTERS,
+    format_change,
+    format_ci,
     format_count,
     format_direction,
+    format_efficiency,
+    format_gain,
     format_invalid,
+    format_kind,
     format_label,
     format_number,
+    format_p,
     format_range,
     format_repeats,
     format_value,
+    format_versions,
+    sort_value,
 )
 
 
@@ -85,3 +93,61 @@ def test_format_label_replaces_empty_text_with_a_dash() -> None:
 
 def test_every_filter_is_registered_under_its_own_name() -> None:
     assert {name: fn.__name__ for name, fn in FILTERS.items()} == {name: name for name in FILTERS}
+
+
+# Filters of the analysis pages
+
+
+@pytest.mark.parametrize(
+    ("delta", "higher_is_better", "expected"),
+    [
+        (12.34, True, "+12.3% better"),
+        (-4.06, True, "\N{MINUS SIGN}4.1% worse"),
+        (-10.0, False, "\N{MINUS SIGN}10.0% better"),
+        (3.0, False, "+3.0% worse"),
+        (0.01, True, "0.0% (no change)"),
+        (None, True, "\N{EM DASH}"),
+        (float("nan"), True, "\N{EM DASH}"),
+    ],
+)
+def test_format_change_says_better_or_worse_by_direction(
+    delta: float | None, higher_is_better: bool, expected: str
+) -> None:
+    assert format_change(delta, higher_is_better) == expected
+
+
+def test_format_ci_shows_both_ends_with_units() -> None:
+    assert format_ci((-2.14, 5.3)) == "\N{MINUS SIGN}2.1% to +5.3%"
+    assert format_ci(None) == "\N{EM DASH}"
+    assert format_ci([None, 1.0]) == "\N{EM DASH}"
+
+
+@pytest.mark.parametrize(
+    ("value", "name", "expected"),
+    [
+        (0.00321, "p", "p=0.0032"),
+        (0.2, "q", "q=0.200"),
+        (0.00001, "p", "p<0.0001"),
+        (None, "q", "\N{EM DASH}"),
+    ],
+)
+def test_format_p(value: float | None, name: str, expected: str) -> None:
+    assert format_p(value, name) == expected
+
+
+def test_format_gain_is_a_factor_with_its_direction() -> None:
+    assert format_gain(2.01) == "2.01× (+101.0% better)"
+    assert format_gain(0.9) == "0.90× (\N{MINUS SIGN}10.0% worse)"
+    assert format_gain(1.0) == "1.00× (no change)"
+    assert format_gain(None) == "\N{EM DASH}"
+
+
+def test_format_efficiency_kind_versions_and_sort_value() -> None:
+    assert format_efficiency(0.934) == "93.4%"
+    assert format_kind("scaling_efficiency") == "Scaling efficiency"
+    assert format_kind("no_change") == "No change"
+    assert format_versions("v5.1", "v6.0") == "v5.1 → v6.0"
+    assert format_versions(None, "v6.0") == "v6.0"
+    assert sort_value(1.5) == "1.5"
+    assert sort_value(None) == ""
+    assert sort_value(float("inf")) == ""

@@ -28,15 +28,22 @@ from rich.progress import (
     TextColumn,
     TransferSpeedColumn,
 )
+from rich.table import Table
 
 from tracker import __version__
+from tracker.analysis import parse_price_book
+from tracker.analyze import AnalysisSettings, run_analysis
+from tracker.analyze_summary import FINDING_COLUMNS, finding_cells, finding_json, summary_lines
 from tracker.demo import run_demo
 from tracker.errors import TrackerError
 from tracker.fetch import DEFAULT_CACHE_DIR
+from tracker.gate import GateResult, run_gate
+from tracker.gate_output import GATE_COLUMNS, gate_cells, gate_json, gate_markdown, settings_lines
 from tracker.ingest import KINDS, SourceOutcome, ingest_source, read_job
+from tracker.policy import GatePolicy, load_policy
 from tracker.publish import publish_report
 from tracker.pull import PULLABLE, pull_round
-from tracker.records import ExportRow, Labels, SourceSpec
+from tracker.records import FINDING_STATUSES, ExportRow, Labels, SourceSpec
 from tracker.remote import GITHUB
 from tracker.schema import head_revision
 from tracker.store import Store
@@ -402,6 +409,111 @@ def _write_export(rows: Iterator[ExportRow], stream: IO[str], output_format: str
 
 @cli.command()
 @click.option(
+    "--target-tokens-per-s-per-user",
+    "target",
+    type=click.FloatRange(min=0.0, min_open=True),
+    default=50.0,
+    show_default=True,
+    help="Interactivity target where sweeps are read (50 tokens/s/user = 20 ms per token).",
+)
+@click.option(
+    "--price-book",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help='TOML file of accelerator model = $/hour (e.g. "NVIDIA B200-SXM-180GB" = 6.25).',
+)
+@click.option(
+    "--efficiency-floor",
+    type=click.FloatRange(min=0.0, max=1.0, min_open=True),
+    default=0.90,
+    show_default=True,
+    help="Scaling efficiency below this is a finding.",
+)
+@click.pass_context
+def analyze(
+    ctx: click.Context, target: float, price_book: Path | None, efficiency_floor: float
+) -> None:
+    """Analyse every stored series and store the findings, keeping their triage states.
+
+    Compares each series' newest version with its previous one (one
+    Benjamini-Hochberg family per run), finds change points, scaling-efficiency
+    drops, software gains, throughput at the interactivity target and, with a
+    price book, cost per token. Findings that no longer hold are closed.
+
+    \b
+    Example:
+        tracker analyze
+        tracker analyze --target-tokens-per-s-per-user 30 --price-book prices.toml
+    """
+    book = None
+    if price_book is not None:
+        book = parse_price_book(price_book.read_bytes(), source=str(price_book))
+    settings = AnalysisSettings(
+        target_tokens_per_s_per_user=target, efficiency_floor=efficiency_floor
+    )
+    with _open_store(ctx) as store:
+        outcome = run_analysis(store, policy=settings, price_book=book)
+    for line in summary_lines(outcome):
+        click.echo(line)
+
+
+@cli.group(invoke_without_command=True)
+@click.option(
+    "--status",
+    type=click.Choice([*FINDING_STATUSES, "all"]),
+    default="open",
+    show_default=True,
+    help="Only findings with this triage state.",
+)
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+)
+@click.pass_context
+def findings(ctx: click.Context, status: str, output_format: str) -> None:
+    """List the stored findings with their evidence and triage state.
+
+    \b
+    Example:
+        tracker findings
+        tracker findings --status all --format json | jq '.[] | select(.kind == "regression")'
+    """
+    if ctx.invoked_subcommand is not None:
+        return
+    with _open_store(ctx) as store:
+        found = store.list_findings(status=None if status == "all" else status)
+    if output_format == "json":
+        click.echo(json.dumps([finding_json(f) for f in found], indent=2, sort_keys=True))
+        return
+    table = Table(*FINDING_COLUMNS, title=f"{len(found)} findings ({status})")
+    for finding in found:
+        table.add_row(*finding_cells(finding))
+    Console(width=None if sys.stdout.isatty() else 200).print(table)
+
+
+@findings.command("set-status")
+@click.argument("finding_id", type=int)
+@click.argument("status", type=click.Choice(FINDING_STATUSES))
+@click.option("--note", help="Why; kept with the finding.")
+@click.pass_context
+def findings_set_status(ctx: click.Context, finding_id: int, status: str, note: str | None) -> None:
+    """Triage one finding: acknowledged, expected, fixed, or open again.
+
+    Analysis keeps the status while the finding still holds.
+
+    \b
+    Example:
+        tracker findings set-status 12 expected --note "FP8 KV cache: known trade-off"
+    """
+    with _open_store(ctx) as store:
+        finding = store.set_finding_status(finding_id, status=status, note=note)
+    click.echo(f"Finding {finding.id} ({finding.kind}, {finding.series_key}): {finding.status}")
+
+
+@cli.command()
+@click.option(
     "--out",
     type=click.Path(file_okay=False, path_type=Path),
     required=True,
@@ -422,6 +534,90 @@ def report(ctx: click.Context, out: Path) -> None:
 
 @cli.command()
 @click.option(
+    "--baseline", help="Version to compare against (default: the one before --candidate)."
+)
+@click.option("--candidate", required=True, help="Version under test, e.g. 2.0.13.")
+@click.option(
+    "--policy",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="TOML policy: floors and q per pattern, target, failing kinds, acknowledgements file.",
+)
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["text", "markdown", "json"]),
+    default="text",
+    show_default=True,
+)
+@click.option(
+    "--strict", is_flag=True, help="Exit 3 when the worst result is suspect or inconclusive."
+)
+@click.option(
+    "--report",
+    "report_dir",
+    help="Report folder (as seen by the reader) to link each series into, e.g. site.",
+)
+@click.pass_context
+def gate(
+    ctx: click.Context,
+    baseline: str | None,
+    candidate: str,
+    policy: Path | None,
+    output_format: str,
+    strict: bool,
+    report_dir: str | None,
+) -> None:
+    """Gate a release: exit 1 when the candidate regressed against the baseline.
+
+    Exit codes: 0 no regression (improvements never fail; acknowledged ones are
+    listed); 1 at least one regression; 2 usage, configuration or data error
+    (unknown version, no series in common); 3 only with --strict, when the worst
+    result is suspect or inconclusive. Markdown also goes to $GITHUB_STEP_SUMMARY
+    when that is set. Nothing is stored: findings and their triage stay as they are.
+
+    \b
+    Example:
+        tracker gate --baseline 2.0.12 --candidate 2.0.13 --format markdown
+        tracker gate --candidate 2.0.13 --policy gate.toml --strict --report site
+    """
+    rules = load_policy(policy) if policy is not None else GatePolicy()
+    with _open_store(ctx) as store:
+        result = run_gate(
+            store,
+            rules,
+            candidate=candidate,
+            baseline=baseline,
+            today=datetime.now(UTC).date(),
+            strict=strict,
+        )
+    markdown = gate_markdown(result, report=report_dir)
+    if output_format == "json":
+        click.echo(gate_json(result, report=report_dir))
+    elif output_format == "markdown":
+        click.echo(markdown, nl=False)
+    else:
+        _echo_gate_table(result)
+    summary_file = os.environ.get("GITHUB_STEP_SUMMARY")
+    if summary_file and output_format == "markdown":
+        with open(summary_file, "a", encoding="utf-8") as stream:
+            stream.write(markdown + "\n")
+    ctx.exit(result.exit_code)
+
+
+def _echo_gate_table(result: GateResult) -> None:
+    console = Console(width=None if sys.stdout.isatty() else 200)
+    console.print(result.summary, markup=False, highlight=False)
+    if result.items:
+        table = Table(*GATE_COLUMNS)
+        for item in result.items:
+            table.add_row(*gate_cells(item))
+        console.print(table)
+    for line in settings_lines(result):
+        console.print(line, markup=False, highlight=False)
+
+
+@cli.command()
+@click.option(
     "--out",
     type=click.Path(file_okay=False, path_type=Path),
     default=Path("demo"),
@@ -430,10 +626,14 @@ def report(ctx: click.Context, out: Path) -> None:
 )
 @click.pass_context
 def demo(ctx: click.Context, out: Path) -> None:
-    """Write seeded example data, ingest it through ingest/demo.toml and render the report.
+    """Write seeded example data, ingest it through ingest/demo.toml, analyse, report, gate.
 
-    The demo uses its own database, OUT/demo.db, made afresh each time, unless
-    --database-url is given on the command line. All of it is example data.
+    The example data (LoadGen runs, AIPerf sweeps, MLPerf-layout rounds) follows
+    the public figures of an optimised serving stack and MLPerf rounds; all of it
+    is labelled example data. The demo uses its own database, OUT/demo.db, made
+    afresh each time, unless --database-url is given on the command line. It ends
+    by gating the newest example version, which has a planted regression: it
+    prints "gate: 1 (...)" but the demo itself exits 0.
 
     \b
     Example:
@@ -447,10 +647,17 @@ def demo(ctx: click.Context, out: Path) -> None:
         out.mkdir(parents=True, exist_ok=True)
         root.obj = f"sqlite:///{out / 'demo.db'}"
     with _open_store(ctx) as store, _progress("demo") as progress:
-        outcome = run_demo(store, out, generated_at=_now(), progress=progress)
+        outcome = run_demo(
+            store, out, generated_at=_now(), today=datetime.now(UTC).date(), progress=progress
+        )
         rows = store.count_rows()["result"]
     click.echo(
-        f"Example data: {outcome.runs_written} LoadGen runs written to {outcome.data_dir}; "
+        f"Example data: {outcome.runs_written} runs and sweeps written to {outcome.data_dir}; "
         f"{rows} results stored in {store.url}"
     )
+    for line in summary_lines(outcome.analysis):
+        click.echo(line)
+    click.echo(outcome.gate.summary)
+    for item in outcome.gate.with_state("failing"):
+        click.echo(f"  {' | '.join(gate_cells(item)[1:5])}")
     click.echo(f"Report: {outcome.index_page.resolve()}")

@@ -1,26 +1,151 @@
 """Publish the static report: read what the report needs from the store, then render.
 
-The report package never queries the database; this module is the bridge.
+The report package never queries the database; this module is the bridge. It
+runs the analysis (:func:`tracker.analyze.analyse`, nothing stored) so every
+page has content whether or not ``tracker analyze`` was run: series, change
+points, scaling groups and the throughput at the interactivity target. The
+comparison pages use the gate's engine on every consecutive version pair of each
+software and on its newest version against its first (one Benjamini–Hochberg
+family per pair, seeded bootstrap). Findings are the stored ones, with their
+triage states; when none are stored, the findings of this run are shown,
+marked "not stored" (run ``tracker analyze`` to store and triage them).
 """
 
 from __future__ import annotations
 
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 
-from tracker.report import build_index_page, render_site
+import numpy as np
+
+from tracker.analysis import SeriesSamples, collect_evidence, decide_verdicts
+from tracker.analyze import DEFAULT_SEED, AnalysisOutcome, AnalysisSettings, analyse
+from tracker.parsers.serving import OUTPUT_TOKENS_PER_S
+from tracker.records import AnalysisSample, StoredFinding, VersionInfo
+from tracker.report import PairRun, ReportInput, SystemInfo, build_site, render_site
 from tracker.store import Store
 from tracker.versions import order_versions
 
-__all__ = ["publish_report"]
+__all__ = ["gather_report_input", "publish_report", "version_pairs"]
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
-def publish_report(store: Store, out_dir: Path, *, generated_at: str) -> Path:
-    """Render the report of everything in ``store`` into ``out_dir``; return the index page."""
-    versions = store.list_versions()
-    ordered = [
+def _ordered(versions: Sequence[VersionInfo]) -> list[VersionInfo]:
+    return [
         version
         for software in sorted({v.software for v in versions})
         for version in order_versions(v for v in versions if v.software == software)
     ]
-    page = build_index_page(store.iter_series_points(), ordered, generated_at=generated_at)
-    return render_site(page, out_dir)
+
+
+def version_pairs(order: Sequence[str]) -> list[tuple[str, str, bool, bool]]:
+    """(baseline, candidate, is_latest, is_baseline) of every pair a software is compared on:
+    each consecutive pair, and the newest version against the first when they are not one."""
+    pairs = [
+        (old, new, i == len(order) - 2, len(order) == 2)
+        for i, (old, new) in enumerate(zip(order, order[1:], strict=False))
+    ]
+    if len(order) > 2:
+        pairs.append((order[0], order[-1], False, True))
+    return pairs
+
+
+def _pair_runs(
+    outcome: AnalysisOutcome, settings: AnalysisSettings, seed: int
+) -> tuple[PairRun, ...]:
+    by_software: dict[str, list[SeriesSamples]] = defaultdict(list)
+    for series in outcome.series:
+        by_software[outcome.infos[series.key].software].append(series)
+    runs = []
+    for software in sorted(by_software):
+        members = by_software[software]
+        for baseline, candidate, latest, first in version_pairs(outcome.version_order[software]):
+            both = [
+                s
+                for s in members
+                if s.index(baseline) is not None and s.index(candidate) is not None
+            ]
+            if not both:
+                continue
+            rng = np.random.default_rng(seed)
+            found = collect_evidence(both, baseline, candidate, rng=rng, policy=settings.compare)
+            run = decide_verdicts(
+                found.evidence,
+                q_level=settings.compare.q_level,
+                family_method=settings.family_method,
+                missing=found.missing,
+            )
+            runs.append(PairRun(software, baseline, candidate, run, latest, first))
+    return tuple(runs)
+
+
+def _systems(samples: Iterable[AnalysisSample]) -> tuple[SystemInfo, ...]:
+    found: dict[str, dict[str, set[str | int]]] = defaultdict(lambda: defaultdict(set))
+    for s in samples:
+        fields = found[s.system]
+        for name, value in (
+            ("submitters", s.submitter),
+            ("accelerators", s.accelerator),
+            ("accelerator_counts", s.accelerators_total),
+            ("nodes", s.nodes),
+            ("host_cpus", s.host_cpu),
+            ("divisions", s.division),
+            ("software_stacks", s.software_stack),
+        ):
+            if value is not None and value != "":
+                fields[name].add(value)
+    return tuple(
+        SystemInfo(name, **{k: tuple(sorted(v)) for k, v in fields.items()})  # type: ignore[arg-type]
+        for name, fields in sorted(found.items())
+    )
+
+
+def gather_report_input(
+    store: Store,
+    *,
+    settings: AnalysisSettings | None = None,
+    rng_seed: int = DEFAULT_SEED,
+) -> ReportInput:
+    """Everything the report shows, read from ``store`` and analysed (nothing is stored)."""
+    conf = settings or AnalysisSettings()
+    versions = _ordered(store.list_versions())
+    samples = list(store.iter_analysis_samples())
+    sweeps = tuple(store.iter_sweep_samples(metric=OUTPUT_TOKENS_PER_S.name))
+    outcome = analyse(
+        samples, sweeps, versions, settings=conf, rng_seed=rng_seed, analysed_at=_EPOCH
+    )
+    stored: Sequence[StoredFinding] = store.list_findings()
+    return ReportInput(
+        points=tuple(store.iter_series_points()),
+        versions=tuple(versions),
+        systems=_systems(samples),
+        series=outcome.series,
+        infos=outcome.infos,
+        pairs=_pair_runs(outcome, conf, rng_seed),
+        change_points=outcome.change_points,
+        scaling=tuple((sw, g) for sw in sorted(outcome.scaling) for g in outcome.scaling[sw]),
+        scaling_issues=tuple(
+            (sw, f) for sw in sorted(outcome.scaling_issues) for f in outcome.scaling_issues[sw]
+        ),
+        targets=outcome.targets,
+        sweep_points=sweeps,
+        findings=tuple(stored) if stored else outcome.findings,
+        findings_stored=bool(stored),
+        target_tokens_per_s_per_user=conf.target_tokens_per_s_per_user,
+        efficiency_floor=conf.efficiency_floor,
+    )
+
+
+def publish_report(
+    store: Store,
+    out_dir: Path,
+    *,
+    generated_at: str,
+    settings: AnalysisSettings | None = None,
+) -> Path:
+    """Render the report of everything in ``store`` into ``out_dir``; return the index page."""
+    data = gather_report_input(store, settings=settings)
+    return render_site(build_site(data, generated_at=generated_at), out_dir)

@@ -331,6 +331,8 @@ class SweepSample:
     tokens_per_s_per_user: float | None
     tokens_per_s_per_user_statistic: str | None
     is_valid: bool
+    workload: str = ""
+    """The point's workload (``<curve>/c<N>`` or ``/r<rate>``): one point of the sweep."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -34,6 +34,7 @@ __all__ = [
     "ComparisonRun",
     "Verdict",
     "decide_verdicts",
+    "verdict_of",
 ]
 
 
@@ -160,6 +161,15 @@ def _verdict(ev: ChangeEvidence, q: float | None, q_level: float) -> Verdict:
     if _confirmed(ev, q, q_level, worse):
         return Verdict.REGRESSION if worse else Verdict.IMPROVEMENT
     return Verdict.SUSPECT if worse else Verdict.NO_CHANGE
+
+
+def verdict_of(evidence: ChangeEvidence, q_value: float | None, q_level: float) -> Verdict:
+    """The verdict of one comparison given its q-value (the rules of the module docstring).
+
+    The gate uses it to apply per-series floors and q levels to a run's evidence
+    (the floor is ``evidence.floor``); the q-values stay those of the whole family.
+    """
+    return _verdict(evidence, q_value, q_level)
 
 
 def decide_verdicts(

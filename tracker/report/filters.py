@@ -6,19 +6,30 @@ one of these functions, so the formatting has unit tests and one home.
 
 from __future__ import annotations
 
+import json
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 __all__ = [
     "FILTERS",
+    "chart_json",
+    "format_change",
+    "format_ci",
     "format_count",
     "format_direction",
+    "format_efficiency",
+    "format_gain",
     "format_invalid",
+    "format_kind",
     "format_label",
     "format_number",
+    "format_p",
     "format_range",
     "format_repeats",
     "format_value",
+    "format_versions",
+    "sort_value",
 ]
 
 _NO_VALUE = "\N{EM DASH}"
@@ -81,7 +92,102 @@ def format_label(text: str) -> str:
     return text if text else _NO_VALUE
 
 
+_MINUS = "\N{MINUS SIGN}"
+
+
+def _signed_pct(value: float) -> str:
+    """``+12.3%`` / ``−4.1%`` (a true minus sign)."""
+    text = f"{value:+.1f}%"
+    return text.replace("-", _MINUS)
+
+
+def format_change(delta_pct: float | None, higher_is_better: bool) -> str:
+    """A relative change with its direction in words: ``+12.3% better``, ``−4.1% worse``.
+
+    ``delta_pct`` is the raw change of the metric; whether that is better depends
+    on the metric's direction. A change that rounds to 0.0% is ``no change``.
+    """
+    if delta_pct is None or not math.isfinite(delta_pct):
+        return _NO_VALUE
+    if round(delta_pct, 1) == 0:
+        return "0.0% (no change)"
+    better = (delta_pct > 0) == higher_is_better
+    return f"{_signed_pct(delta_pct)} {'better' if better else 'worse'}"
+
+
+def format_ci(ci: Sequence[float | None] | None) -> str:
+    """A confidence interval of a relative change: ``−2.1% to +5.3%``."""
+    if not ci or len(ci) != 2 or ci[0] is None or ci[1] is None:
+        return _NO_VALUE
+    low, high = float(ci[0]), float(ci[1])
+    if not (math.isfinite(low) and math.isfinite(high)):
+        return _NO_VALUE
+    return f"{_signed_pct(low)} to {_signed_pct(high)}"
+
+
+def format_p(value: float | None, name: str = "p") -> str:
+    """A p- or q-value: ``p=0.0032``, ``q<0.0001``; an em dash when untested."""
+    if value is None or not math.isfinite(value):
+        return _NO_VALUE
+    if value < 0.0001:
+        return f"{name}<0.0001"
+    return f"{name}={value:.2g}" if value < 0.01 else f"{name}={value:.3f}"
+
+
+def format_gain(factor: float | None) -> str:
+    """A direction-aware gain factor: ``1.23× (+23.0% better)``; above 1 is better."""
+    if factor is None or not math.isfinite(factor) or factor <= 0:
+        return _NO_VALUE
+    pct = 100.0 * (factor - 1.0)
+    if round(pct, 1) == 0:
+        return "1.00× (no change)"
+    return f"{factor:.2f}× ({_signed_pct(pct)} {'better' if pct > 0 else 'worse'})"
+
+
+def format_efficiency(value: float | None) -> str:
+    """A scaling efficiency (a fraction) as a percentage: ``93.4%``."""
+    if value is None or not math.isfinite(value):
+        return _NO_VALUE
+    return f"{100.0 * value:.1f}%"
+
+
+def format_kind(kind: str) -> str:
+    """A finding kind or verdict in words: ``scaling_efficiency`` → ``Scaling efficiency``."""
+    text = kind.replace("_", " ").strip()
+    return text[:1].upper() + text[1:] if text else _NO_VALUE
+
+
+def format_versions(baseline: str | None, candidate: str | None) -> str:
+    """A version pair: ``v5.1 → v6.0``; one version alone when the other is missing."""
+    if baseline and candidate:
+        return f"{baseline} \N{RIGHTWARDS ARROW} {candidate}"
+    return baseline or candidate or _NO_VALUE
+
+
+def sort_value(value: float | str | None) -> str:
+    """The ``data-sort`` attribute of a table cell: a plain number, or empty when none."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    return repr(float(value)) if math.isfinite(value) else ""
+
+
+def chart_json(spec: Mapping[str, Any]) -> str:
+    """A chart spec as compact JSON with sorted keys (escaped by the template: it is data)."""
+    return json.dumps(spec, sort_keys=True, separators=(",", ":"), allow_nan=False)
+
+
 FILTERS: Mapping[str, Callable[..., str]] = {
+    "chart_json": chart_json,
+    "format_change": format_change,
+    "format_ci": format_ci,
+    "format_efficiency": format_efficiency,
+    "format_gain": format_gain,
+    "format_kind": format_kind,
+    "format_p": format_p,
+    "format_versions": format_versions,
+    "sort_value": sort_value,
     "format_count": format_count,
     "format_direction": format_direction,
     "format_invalid": format_invalid,

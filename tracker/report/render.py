@@ -1,24 +1,30 @@
-"""Rendering the static report: HTML pages, their stylesheet and ``report.json``.
+"""Rendering the static site: HTML pages, assets, ``report.json`` and CSV files.
 
-The output is self-contained (relative links, no CDN, no JavaScript) and
-deterministic: the same page context gives the same bytes, because the time of
-generation is part of the context and never read from the clock.
+The output is self-contained (relative links, no CDN: plotly.js is copied out
+of the installed ``plotly`` package into ``static/``) and deterministic: the same
+:class:`~tracker.report.site.Site` gives the same bytes, because the time of
+generation is part of the contexts and never read from the clock. Pages in a
+sub-folder (``benchmark/``, ``system/``, ``compare/``) get ``root = "../"``.
 """
 
 from __future__ import annotations
 
-import json
+import importlib.util
 import shutil
-from dataclasses import asdict
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
+from tracker.errors import ConfigError
 from tracker.paths import templates_dir
-from tracker.report.context import IndexPage
 from tracker.report.filters import FILTERS
+from tracker.report.site import Site, comparisons_csv, findings_csv, report_json, results_csv
 
-__all__ = ["build_environment", "render_index", "render_report_json", "render_site"]
+__all__ = ["PLOTLY_JS", "build_environment", "plotly_js_path", "render_page", "render_site"]
+
+PLOTLY_JS = "plotly.min.js"
 
 
 def build_environment() -> Environment:
@@ -38,25 +44,59 @@ def build_environment() -> Environment:
     return environment
 
 
-def render_index(page: IndexPage, environment: Environment | None = None) -> str:
-    """The HTML of ``index.html`` for ``page``."""
-    env = environment if environment is not None else build_environment()
-    return env.get_template("index.html").render(page=page)
+def plotly_js_path() -> Path:
+    """The plotly.js bundle inside the installed ``plotly`` package (found, not imported)."""
+    spec = importlib.util.find_spec("plotly")
+    locations = list(spec.submodule_search_locations or []) if spec else []
+    for location in locations:
+        path = Path(location) / "package_data" / PLOTLY_JS
+        if path.is_file():
+            return path
+    raise ConfigError("plotly.js was not found: install the `plotly` package (pip install plotly)")
 
 
-def render_report_json(page: IndexPage) -> str:
-    """The page context as JSON (sorted keys, indent 2, final newline)."""
-    return json.dumps(asdict(page), sort_keys=True, indent=2, ensure_ascii=False) + "\n"
+def render_page(environment: Environment, template: str, page: Any, *, root: str = "") -> str:
+    """The HTML of one page; ``root`` leads from the page back to the site root."""
+    return environment.get_template(template).render(page=page, root=root)
 
 
-def render_site(page: IndexPage, out_dir: Path) -> Path:
-    """Write ``index.html``, ``static/`` and ``report.json`` into ``out_dir``.
+def _write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8", newline="\n")
 
-    Returns the path of ``index.html``.
-    """
+
+def _copy_assets(out_dir: Path) -> None:
+    static = out_dir / "static"
+    shutil.copytree(templates_dir() / "static", static, dirs_exist_ok=True)
+    source, target = plotly_js_path(), static / PLOTLY_JS
+    if not target.is_file() or target.stat().st_size != source.stat().st_size:
+        shutil.copyfile(source, target)
+
+
+def render_site(site: Site, out_dir: Path) -> Path:
+    """Write every page, ``static/``, ``report.json`` and the CSV files; return ``index.html``."""
+    env = build_environment()
     out_dir.mkdir(parents=True, exist_ok=True)
-    index_path = out_dir / "index.html"
-    index_path.write_text(render_index(page), encoding="utf-8", newline="\n")
-    shutil.copytree(templates_dir() / "static", out_dir / "static", dirs_exist_ok=True)
-    (out_dir / "report.json").write_text(render_report_json(page), encoding="utf-8", newline="\n")
-    return index_path
+    _copy_assets(out_dir)
+    index = out_dir / "index.html"
+    _write(index, render_page(env, "index.html", site.overview))
+    singles: tuple[tuple[str, str, Any], ...] = (
+        ("scaling.html", "scaling.html", site.scaling),
+        ("serving.html", "serving.html", site.serving),
+        ("findings.html", "findings.html", site.findings),
+    )
+    for name, template, page in singles:
+        _write(out_dir / name, render_page(env, template, page))
+    many: tuple[tuple[Mapping[str, Any], str], ...] = (
+        (site.benchmarks, "benchmark.html"),
+        (site.systems, "system.html"),
+        (site.comparisons, "compare.html"),
+    )
+    for pages, template in many:
+        for path, page in pages.items():
+            _write(out_dir / path, render_page(env, template, page, root="../"))
+    _write(out_dir / "report.json", report_json(site))
+    _write(out_dir / "results.csv", results_csv(site))
+    _write(out_dir / "findings.csv", findings_csv(site))
+    _write(out_dir / "comparisons.csv", comparisons_csv(site))
+    return index

@@ -1,0 +1,74 @@
+/* Results tracker report: draws the charts (plotly.js, bundled) and sorts tables.
+   No network: every chart's figure is in its element's data-figure attribute. */
+(function () {
+  "use strict";
+
+  function drawCharts() {
+    if (typeof Plotly === "undefined") {
+      return;
+    }
+    var config = { responsive: true, displaylogo: false, scrollZoom: false };
+    document.querySelectorAll(".chart[data-figure]").forEach(function (el) {
+      var figure = JSON.parse(el.getAttribute("data-figure"));
+      Plotly.newPlot(el, figure.data, figure.layout, config);
+    });
+  }
+
+  function cellValue(row, index) {
+    var cell = row.cells[index];
+    if (!cell) {
+      return "";
+    }
+    var sort = cell.getAttribute("data-sort");
+    return sort !== null ? sort : cell.textContent.trim();
+  }
+
+  function compare(a, b) {
+    var x = parseFloat(a);
+    var y = parseFloat(b);
+    var xNum = a !== "" && !isNaN(x);
+    var yNum = b !== "" && !isNaN(y);
+    if (xNum && yNum) {
+      return x - y;
+    }
+    if (xNum !== yNum) {
+      return xNum ? -1 : 1;
+    }
+    return a.localeCompare(b);
+  }
+
+  function makeSortable(table) {
+    var headers = table.tHead ? table.tHead.rows[0].cells : [];
+    Array.prototype.forEach.call(headers, function (th, index) {
+      th.classList.add("sort-header");
+      th.setAttribute("tabindex", "0");
+      th.setAttribute("title", "Sort by this column");
+      function sort() {
+        var ascending = th.getAttribute("aria-sort") !== "ascending";
+        Array.prototype.forEach.call(headers, function (other) {
+          other.removeAttribute("aria-sort");
+        });
+        th.setAttribute("aria-sort", ascending ? "ascending" : "descending");
+        var body = table.tBodies[0];
+        var rows = Array.prototype.slice.call(body.rows);
+        rows.sort(function (r1, r2) {
+          var order = compare(cellValue(r1, index), cellValue(r2, index));
+          return ascending ? order : -order;
+        });
+        rows.forEach(function (row) {
+          body.appendChild(row);
+        });
+      }
+      th.addEventListener("click", sort);
+      th.addEventListener("keydown", function (event) {
+        if (event.key === "Enter" || event.key === " ") {
+          event.preventDefault();
+          sort();
+        }
+      });
+    });
+  }
+
+  document.querySelectorAll("table.sortable").forEach(makeSortable);
+  drawCharts();
+})();

@@ -1,0 +1,214 @@
+"""The report site: slugs, page contexts, report.json (golden), CSV and escaping."""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tracker.analyze import run_analysis
+from tracker.demo import DEMO_JOB
+from tracker.demo_data import write_demo_data
+from tracker.demo_serving import write_mlperf_rounds, write_serving_data
+from tracker.ingest import ingest_source, read_job
+from tracker.paths import ingest_jobs_dir
+from tracker.publish import gather_report_input, publish_report, version_pairs
+from tracker.report import build_site
+from tracker.report.charts import Chart
+from tracker.report.common import FindingRow, PageLink, benchmark_href, slug, system_href
+from tracker.report.filters import chart_json
+from tracker.report.pages_analysis import (
+    FindingsPage,
+    ScalingPage,
+    ScalingPanel,
+    ScalingRow,
+    ServingCurve,
+    ServingPage,
+    ServingRow,
+    StatusCount,
+)
+from tracker.report.pages_compare import (
+    ComparePage,
+    CompareRow,
+    CompareSummary,
+    GainRow,
+    OverviewPage,
+    SoftwareSummary,
+    VerdictCount,
+)
+from tracker.report.pages_series import BenchmarkPage, SystemPage
+from tracker.report.site import report_json
+from tracker.store import Store
+
+GOLDEN = Path(__file__).parent / "golden" / "report.json"
+GENERATED_AT = "2026-01-02T03:04:05Z"
+HOSTILE = "<img src=x onerror=alert(1)><script>alert(2)</script>"
+
+PAGE_CLASSES = [
+    BenchmarkPage,
+    Chart,
+    ComparePage,
+    CompareRow,
+    CompareSummary,
+    FindingRow,
+    FindingsPage,
+    GainRow,
+    OverviewPage,
+    PageLink,
+    ScalingPage,
+    ScalingPanel,
+    ScalingRow,
+    ServingCurve,
+    ServingPage,
+    ServingRow,
+    SoftwareSummary,
+    StatusCount,
+    SystemPage,
+    VerdictCount,
+]
+
+
+@pytest.mark.parametrize("context_class", PAGE_CLASSES, ids=lambda c: c.__name__)
+def test_every_page_context_field_has_help_text(context_class: type[Any]) -> None:
+    for item in dataclasses.fields(context_class):
+        assert item.metadata.get("help"), f"{context_class.__name__}.{item.name} has no help"
+
+
+def test_slug_is_safe_readable_and_deterministic() -> None:
+    assert slug("llama2-70b-99", "Server") == slug("llama2-70b-99", "Server")
+    assert slug("llama2-70b-99", "Server").startswith("llama2-70b-99-server-")
+    hostile = slug(HOSTILE)
+    assert set(hostile) <= set("abcdefghijklmnopqrstuvwxyz0123456789-")
+    assert slug("../../etc/passwd").startswith("etc-passwd-")
+    assert len(slug("x" * 500)) <= 48 + 11
+
+
+def test_slug_separates_names_that_read_the_same() -> None:
+    names = ["A100", "a100", "a-100", "a_100", "a 100", "a100 ", "ä100", "日本", "中国", ""]
+    slugs = {slug(name) for name in names}
+    assert len(slugs) == len(names)
+    assert slug("a", "b c") != slug("a b", "c")
+
+
+@given(st.lists(st.text(max_size=12), min_size=1, max_size=3))
+def test_slug_never_leaves_the_safe_alphabet(parts: list[str]) -> None:
+    text = slug(*parts)
+    assert text and set(text) <= set("abcdefghijklmnopqrstuvwxyz0123456789-")
+    assert not text.startswith("-")
+
+
+def test_page_links_are_relative_paths_in_their_folder() -> None:
+    assert benchmark_href("resnet50", "Offline").startswith("benchmark/resnet50-offline-")
+    assert system_href(HOSTILE).startswith("system/img-src-x-onerror")
+    assert system_href(HOSTILE).endswith(".html")
+
+
+def test_chart_json_is_compact_with_sorted_keys() -> None:
+    assert chart_json({"b": 1, "a": [1.5, None]}) == '{"a":[1.5,null],"b":1}'
+    with pytest.raises(ValueError):
+        chart_json({"a": float("nan")})
+
+
+def test_version_pairs_are_consecutive_plus_newest_against_first() -> None:
+    assert version_pairs(["1", "2", "3"]) == [
+        ("1", "2", False, False),
+        ("2", "3", True, False),
+        ("1", "3", False, True),
+    ]
+    assert version_pairs(["1", "2"]) == [("1", "2", True, True)]
+    assert version_pairs(["1"]) == []
+
+
+def _seeded_store(work: Path) -> Store:
+    store = Store.open(f"sqlite:///{work / 'golden.db'}")
+    data = work / "data"
+    write_demo_data(data)
+    write_serving_data(data, seed=1234)
+    write_mlperf_rounds(data)
+    _job, specs = read_job(ingest_jobs_dir() / DEMO_JOB, root=data)
+    for spec in specs:
+        ingest_source(store, spec, strict=True)
+    return store
+
+
+@pytest.fixture(scope="module")
+def seeded(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    work = tmp_path_factory.mktemp("golden")
+    store = _seeded_store(work)
+    before = report_json(build_site(gather_report_input(store), generated_at=GENERATED_AT))
+    run_analysis(store)
+    site_dir = work / "site"
+    publish_report(store, site_dir, generated_at=GENERATED_AT)
+    yield store, site_dir, before
+    store.close()
+
+
+def test_report_json_matches_the_golden_file(seeded: Any, update_golden: bool) -> None:
+    """Compared re-indented (report.json itself is compact), for readable diffs."""
+    _store, site_dir, _before = seeded
+    raw = (site_dir / "report.json").read_text(encoding="utf-8")
+    text = json.dumps(json.loads(raw), indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+    if update_golden:
+        GOLDEN.parent.mkdir(parents=True, exist_ok=True)
+        GOLDEN.write_text(text, encoding="utf-8", newline="\n")
+    assert GOLDEN.is_file(), "run pytest --update-golden to create tests/golden/report.json"
+    assert text == GOLDEN.read_text(encoding="utf-8"), "run pytest --update-golden after review"
+
+
+def test_report_json_shows_what_the_pages_show(seeded: Any) -> None:
+    _store, site_dir, _before = seeded
+    data = json.loads((site_dir / "report.json").read_text(encoding="utf-8"))
+    assert data["generated_at"] == GENERATED_AT
+    assert data["overview"]["findings_stored"] is True
+    assert data["comparisons"] and all(c["rows"] for c in data["comparisons"])
+    assert data["serving"]["curves"]
+    assert data["findings"]["rows"]
+    assert "chart" not in json.dumps(data).replace("charts.", "")
+
+
+def test_without_stored_findings_the_report_shows_the_runs_findings_unstored(
+    seeded: Any,
+) -> None:
+    _store, _site, before = seeded
+    data = json.loads(before)
+    assert data["findings"]["stored"] is False
+    assert {row["status"] for row in data["findings"]["rows"]} == {"not stored"}
+
+
+def test_csv_downloads_parse_and_match_the_tables(seeded: Any) -> None:
+    _store, site_dir, _before = seeded
+    results = list(csv.DictReader(io.StringIO((site_dir / "results.csv").read_text())))
+    report = json.loads((site_dir / "report.json").read_text())
+    cells = sum(1 for t in report["tables"] for r in t["rows"] for c in r["cells"] if c)
+    assert len(results) == cells
+    findings = list(csv.DictReader(io.StringIO((site_dir / "findings.csv").read_text())))
+    assert len(findings) == len(report["findings"]["rows"])
+    assert {"status", "kind", "change_pct", "q_value"} <= set(findings[0])
+
+
+def test_the_same_database_gives_the_same_bytes_but_the_generated_at_line(
+    seeded: Any, tmp_path: Path
+) -> None:
+    store, site_dir, _before = seeded
+    publish_report(store, tmp_path, generated_at="another time")
+    files = sorted(p.relative_to(site_dir) for p in site_dir.rglob("*") if p.is_file())
+    assert files == sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*") if p.is_file())
+    for name in files:
+        ours = (site_dir / name).read_bytes().replace(GENERATED_AT.encode(), b"T")
+        theirs = (tmp_path / name).read_bytes().replace(b"another time", b"T")
+        assert ours == theirs, name
+
+
+def test_pages_use_relative_links_only(seeded: Any) -> None:
+    _store, site_dir, _before = seeded
+    for page in site_dir.rglob("*.html"):
+        html = page.read_text(encoding="utf-8")
+        assert "http://" not in html and "https://" not in html, page
+        assert 'href="/' not in html and 'src="/' not in html, page

@@ -1,0 +1,282 @@
+"""The gate's policy file and its acknowledgements file (TOML), as frozen dataclasses.
+
+A policy file (``tracker gate --policy gate.toml``)::
+
+    [gate]
+    q = 0.05                              # Benjamini-Hochberg level
+    floor_repeats = 0.02                  # |g| floor with repeats on both sides
+    floor_single = 0.05                   # |g| floor for one value per version
+    target_tokens_per_s_per_user = 50.0   # where serving sweeps are read
+    efficiency_floor = 0.90               # scaling efficiency below this is a finding
+    fail_on = ["regression", "target", "scaling"]   # which kinds of finding fail
+    acknowledgements = "acknowledgements.toml"       # relative to this file
+
+    [[threshold]]                         # per metric / benchmark / series pattern
+    match = "*llama2-70b*"                # fnmatch on the series key, benchmark or metric
+    floor = 0.03                          # optional: replaces both floors
+    q = 0.01                              # optional: replaces q for these series
+
+The last ``[[threshold]]`` that matches a series wins for each knob it sets.
+``fail_on`` kinds: ``regression`` (measured series), ``target`` (throughput at the
+interactivity target, and a target the candidate no longer reaches) and
+``scaling`` (scaling-efficiency drops of the candidate). A kind left out is
+reported, never failing.
+
+An acknowledgements file, kept under version control::
+
+    [[acknowledgement]]
+    series = "example-serving-stack|*|chat-*"   # fnmatch on the series key
+    versions = "1.1.0..1.2.0"    # candidate versions, inclusive; "1.2.0", "1.2.0..", "..1.2.0"
+    reason = "FP8 KV cache: a known trade-off"
+    author = "perf-team"         # optional
+    expires = 2027-01-31         # optional: ignored from that day on
+
+A matching, unexpired acknowledgement turns a regression (or a suspect result)
+into "acknowledged": reported, not failing.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from datetime import date
+from fnmatch import fnmatchcase
+from pathlib import Path
+from typing import Any
+
+from tracker.analysis.defaults import EFFICIENCY_FLOOR, FLOOR_REPEATS, FLOOR_SINGLE, Q_LEVEL
+from tracker.errors import ConfigError
+from tracker.versions import version_sort_key
+
+__all__ = [
+    "GATE_KINDS",
+    "Acknowledgement",
+    "GatePolicy",
+    "Threshold",
+    "load_acknowledgements",
+    "load_policy",
+    "parse_acknowledgements",
+    "parse_policy",
+]
+
+GATE_KINDS = ("regression", "target", "scaling")
+_GATE_KEYS = {
+    "q",
+    "floor_repeats",
+    "floor_single",
+    "target_tokens_per_s_per_user",
+    "efficiency_floor",
+    "fail_on",
+    "acknowledgements",
+}
+_THRESHOLD_KEYS = {"match", "floor", "q"}
+_ACK_KEYS = {"series", "versions", "reason", "author", "expires"}
+
+
+@dataclass(frozen=True, slots=True)
+class Threshold:
+    """Floor and q for the series whose key, benchmark or metric matches ``match``."""
+
+    match: str
+    floor: float | None = None
+    q: float | None = None
+
+    def matches(self, key: str, benchmark: str, metric: str) -> bool:
+        """fnmatch (case-sensitive) on the series key, the benchmark or the metric."""
+        return any(fnmatchcase(text, self.match) for text in (key, benchmark, metric))
+
+
+@dataclass(frozen=True, slots=True)
+class Acknowledgement:
+    """A known regression: series pattern, candidate-version range, reason, optional expiry."""
+
+    series: str
+    versions: str
+    reason: str
+    author: str = ""
+    expires: date | None = None
+
+    def covers(self, key: str, candidate: str, *, today: date) -> bool:
+        """Whether this entry mutes ``key`` at ``candidate`` on ``today``."""
+        if self.expires is not None and today >= self.expires:
+            return False
+        return fnmatchcase(key, self.series) and _in_range(candidate, self.versions)
+
+
+@dataclass(frozen=True, slots=True)
+class GatePolicy:
+    """Everything the gate is told; the defaults are the analysis defaults."""
+
+    q_level: float = Q_LEVEL
+    floor_repeats: float = FLOOR_REPEATS
+    floor_single: float = FLOOR_SINGLE
+    target_tokens_per_s_per_user: float = 50.0
+    efficiency_floor: float = EFFICIENCY_FLOOR
+    fail_on: frozenset[str] = frozenset(GATE_KINDS)
+    thresholds: tuple[Threshold, ...] = ()
+    acknowledgements: tuple[Acknowledgement, ...] = ()
+    source: str | None = None
+    acknowledgements_source: str | None = None
+
+    def threshold_for(self, key: str, benchmark: str, metric: str) -> tuple[float | None, float]:
+        """(floor or ``None`` for the method's default, q level) of one series."""
+        floor: float | None = None
+        q = self.q_level
+        for t in self.thresholds:
+            if t.matches(key, benchmark, metric):
+                floor = t.floor if t.floor is not None else floor
+                q = t.q if t.q is not None else q
+        return floor, q
+
+    def acknowledgement_for(
+        self, key: str, candidate: str, *, today: date
+    ) -> Acknowledgement | None:
+        """The first acknowledgement that covers ``key`` at ``candidate``."""
+        return next(
+            (a for a in self.acknowledgements if a.covers(key, candidate, today=today)), None
+        )
+
+
+def _in_range(version: str, spec: str) -> bool:
+    if ".." not in spec:
+        return spec.strip() in ("*", version)
+    low, high = (part.strip() for part in spec.split("..", 1))
+    key = version_sort_key(version)
+    return (not low or version_sort_key(low) <= key) and (not high or key <= version_sort_key(high))
+
+
+def _toml(data: bytes, source: str) -> dict[str, Any]:
+    try:
+        return tomllib.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"{source}: not valid TOML ({exc})") from exc
+
+
+def _unknown(table: dict[str, Any], allowed: set[str], where: str) -> None:
+    extra = sorted(set(table) - allowed)
+    if extra:
+        raise ConfigError(
+            f"{where}: unknown key {extra[0]!r} (known: {', '.join(sorted(allowed))})"
+        )
+
+
+def _fraction(value: Any, where: str, *, upper: float = 1.0) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ConfigError(f"{where}: must be a number, got {value!r}")
+    if not 0.0 < float(value) < upper:
+        raise ConfigError(f"{where}: must lie between 0 and {upper:g}, got {value!r}")
+    return float(value)
+
+
+def _text(table: dict[str, Any], key: str, where: str, *, required: bool = True) -> str:
+    value = table.get(key, "")
+    if not isinstance(value, str) or (required and not value.strip()):
+        raise ConfigError(f"{where}: {key!r} must be a non-empty string")
+    return value
+
+
+def _threshold(table: Any, where: str) -> Threshold:
+    if not isinstance(table, dict):
+        raise ConfigError(f"{where}: must be a table")
+    _unknown(table, _THRESHOLD_KEYS, where)
+    floor = table.get("floor")
+    q = table.get("q")
+    return Threshold(
+        match=_text(table, "match", where),
+        floor=None if floor is None else _fraction(floor, f"{where}.floor"),
+        q=None if q is None else _fraction(q, f"{where}.q"),
+    )
+
+
+def _fail_on(value: Any, where: str) -> frozenset[str]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f"{where}: must be a list of kinds, e.g. {list(GATE_KINDS)}")
+    unknown = sorted(set(value) - set(GATE_KINDS))
+    if unknown:
+        raise ConfigError(f"{where}: unknown kind {unknown[0]!r} (known: {', '.join(GATE_KINDS)})")
+    return frozenset(value)
+
+
+def parse_acknowledgements(data: bytes, *, source: str) -> tuple[Acknowledgement, ...]:
+    """The ``[[acknowledgement]]`` entries of a TOML file; errors name ``source`` and entry."""
+    doc = _toml(data, source)
+    _unknown(doc, {"acknowledgement"}, source)
+    entries = doc.get("acknowledgement", [])
+    if not isinstance(entries, list):
+        raise ConfigError(f"{source}: 'acknowledgement' must be an array of tables")
+    found = []
+    for n, entry in enumerate(entries, start=1):
+        where = f"{source}: acknowledgement {n}"
+        if not isinstance(entry, dict):
+            raise ConfigError(f"{where}: must be a table")
+        _unknown(entry, _ACK_KEYS, where)
+        expires = entry.get("expires")
+        if expires is not None and not isinstance(expires, date):
+            raise ConfigError(f"{where}: 'expires' must be a date, e.g. 2027-01-31")
+        found.append(
+            Acknowledgement(
+                series=_text(entry, "series", where),
+                versions=_text(entry, "versions", where),
+                reason=_text(entry, "reason", where),
+                author=_text(entry, "author", where, required=False),
+                expires=expires,
+            )
+        )
+    return tuple(found)
+
+
+def load_acknowledgements(path: Path) -> tuple[Acknowledgement, ...]:
+    """Read an acknowledgements file."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise ConfigError(
+            f"{path}: cannot read the acknowledgements file ({exc.strerror})"
+        ) from exc
+    return parse_acknowledgements(data, source=str(path))
+
+
+def parse_policy(data: bytes, *, source: str, base_dir: Path) -> GatePolicy:
+    """A policy from TOML bytes; ``acknowledgements`` is read relative to ``base_dir``."""
+    doc = _toml(data, source)
+    _unknown(doc, {"gate", "threshold"}, source)
+    gate = doc.get("gate", {})
+    if not isinstance(gate, dict):
+        raise ConfigError(f"{source}: [gate] must be a table")
+    _unknown(gate, _GATE_KEYS, f"{source}: [gate]")
+    kw: dict[str, Any] = {"source": source}
+    for key, name in (("q", "q_level"), ("floor_repeats", None), ("floor_single", None)):
+        if key in gate:
+            kw[name or key] = _fraction(gate[key], f"{source}: gate.{key}")
+    if "efficiency_floor" in gate:
+        kw["efficiency_floor"] = _fraction(
+            gate["efficiency_floor"], f"{source}: gate.efficiency_floor", upper=1.000001
+        )
+    if "target_tokens_per_s_per_user" in gate:
+        kw["target_tokens_per_s_per_user"] = _fraction(
+            gate["target_tokens_per_s_per_user"],
+            f"{source}: gate.target_tokens_per_s_per_user",
+            upper=float("inf"),
+        )
+    if "fail_on" in gate:
+        kw["fail_on"] = _fail_on(gate["fail_on"], f"{source}: gate.fail_on")
+    thresholds = doc.get("threshold", [])
+    if not isinstance(thresholds, list):
+        raise ConfigError(f"{source}: 'threshold' must be an array of tables")
+    kw["thresholds"] = tuple(
+        _threshold(t, f"{source}: threshold {n}") for n, t in enumerate(thresholds, start=1)
+    )
+    if "acknowledgements" in gate:
+        ack_path = base_dir / _text(gate, "acknowledgements", f"{source}: [gate]")
+        kw["acknowledgements"] = load_acknowledgements(ack_path)
+        kw["acknowledgements_source"] = str(ack_path)
+    return GatePolicy(**kw)
+
+
+def load_policy(path: Path) -> GatePolicy:
+    """Read a policy file (and the acknowledgements file it names)."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read the policy file ({exc.strerror})") from exc
+    return parse_policy(data, source=str(path), base_dir=path.parent)

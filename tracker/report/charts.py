@@ -1,0 +1,211 @@
+"""Chart specs: plain plotly.js figure JSON (``{"data": [...], "layout": {...}}``).
+
+No plotly figure objects: the specs are dicts built here, written into the page
+as a ``data-figure`` attribute (escaped like any other text) and drawn by
+``static/report.js`` with the plotly.js bundle copied from the ``plotly``
+package. Every text from the data goes through :func:`label` first: plotly
+renders a few HTML tags in names and hover text, so ``<`` and ``&`` become
+entities and a system name stays text. Non-finite numbers become ``None``.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = [
+    "Chart",
+    "bar_chart",
+    "label",
+    "line_trace",
+    "marker_trace",
+    "xy_chart",
+]
+
+Spec = dict[str, Any]
+
+_FONT = {"family": "system-ui, -apple-system, Segoe UI, Roboto, Arial, sans-serif", "size": 12}
+_COLORS = (
+    "#0969da",
+    "#cf222e",
+    "#1a7f37",
+    "#8250df",
+    "#bc4c00",
+    "#1b7c83",
+    "#bf3989",
+    "#6e7781",
+    "#4d2d00",
+    "#0550ae",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Chart:
+    """One interactive chart of a page."""
+
+    id: str = field(metadata={"help": "Element id, unique within the page."})
+    title: str = field(metadata={"help": "Caption shown above the chart (plain text)."})
+    spec: Spec = field(metadata={"help": "The plotly.js figure: data and layout (JSON)."})
+
+
+def label(text: str) -> str:
+    """``text`` safe for plotly's text rendering (names, hover text, titles)."""
+    return html.escape(text, quote=False)
+
+
+def color(index: int) -> str:
+    """The ``index``-th colour of the palette (cycled)."""
+    return _COLORS[index % len(_COLORS)]
+
+
+def _num(value: float | None) -> float | None:
+    return value if value is not None and math.isfinite(value) else None
+
+
+def line_trace(
+    name: str,
+    x: Sequence[Any],
+    y: Sequence[float | None],
+    *,
+    index: int,
+    hover: str,
+    mode: str = "lines+markers",
+    dash: str = "solid",
+) -> Spec:
+    """A line with markers; ``hover`` is a plotly hovertemplate (already safe text)."""
+    return {
+        "type": "scatter",
+        "mode": mode,
+        "name": label(name),
+        "x": list(x),
+        "y": [_num(v) for v in y],
+        "line": {"color": color(index), "width": 2, "dash": dash},
+        "marker": {"color": color(index), "size": 7},
+        "hovertemplate": hover + "<extra>" + label(name) + "</extra>",
+    }
+
+
+def marker_trace(
+    name: str,
+    x: Sequence[Any],
+    y: Sequence[float | None],
+    *,
+    symbol: str,
+    marker_color: str,
+    text: Sequence[str],
+    size: int = 14,
+    opacity: float = 1.0,
+) -> Spec:
+    """Markers only (change points, findings, measured sweep points), with hover text."""
+    return {
+        "type": "scatter",
+        "mode": "markers",
+        "name": label(name),
+        "x": list(x),
+        "y": [_num(v) for v in y],
+        "text": [label(t) for t in text],
+        "opacity": opacity,
+        "marker": {
+            "symbol": symbol,
+            "size": size,
+            "color": marker_color,
+            "line": {"width": 2, "color": marker_color},
+        },
+        "hovertemplate": "%{text}<extra></extra>",
+    }
+
+
+def _axis(title: str, **extra: Any) -> Spec:
+    return {"title": {"text": label(title)}, "automargin": True, "zeroline": False, **extra}
+
+
+def xy_chart(
+    chart_id: str,
+    title: str,
+    traces: Sequence[Spec],
+    *,
+    x_title: str,
+    y_title: str,
+    x_axis: Spec | None = None,
+    y_axis: Spec | None = None,
+    shapes: Sequence[Spec] = (),
+    height: int = 380,
+) -> Chart:
+    """A chart of x/y traces with hover and zoom (plotly's defaults), legend below."""
+    layout: Spec = {
+        "font": _FONT,
+        "height": height,
+        "margin": {"l": 60, "r": 20, "t": 20, "b": 40},
+        "hovermode": "closest",
+        "legend": {"orientation": "h", "y": -0.25},
+        "xaxis": _axis(x_title, **(x_axis or {})),
+        "yaxis": _axis(y_title, **(y_axis or {})),
+        "shapes": list(shapes),
+        "paper_bgcolor": "#ffffff",
+        "plot_bgcolor": "#ffffff",
+    }
+    return Chart(id=chart_id, title=title, spec={"data": list(traces), "layout": layout})
+
+
+def bar_chart(
+    chart_id: str,
+    title: str,
+    names: Sequence[str],
+    values: Sequence[float],
+    *,
+    x_title: str,
+    hover: Sequence[str],
+) -> Chart:
+    """Horizontal bars (green when above zero, red below), one per name."""
+    trace = {
+        "type": "bar",
+        "orientation": "h",
+        "y": [label(n) for n in names],
+        "x": [_num(v) for v in values],
+        "text": [label(h) for h in hover],
+        "hovertemplate": "%{text}<extra></extra>",
+        "textposition": "none",
+        "marker": {"color": ["#1a7f37" if v >= 0 else "#cf222e" for v in values]},
+    }
+    height = max(220, 28 * len(names) + 80)
+    layout: Spec = {
+        "font": _FONT,
+        "height": height,
+        "margin": {"l": 20, "r": 20, "t": 10, "b": 40},
+        "xaxis": _axis(x_title, zeroline=True),
+        "yaxis": {"automargin": True, "autorange": "reversed", "type": "category"},
+        "paper_bgcolor": "#ffffff",
+        "plot_bgcolor": "#ffffff",
+    }
+    return Chart(id=chart_id, title=title, spec={"data": [trace], "layout": layout})
+
+
+def hline(y: float, text: str) -> Spec:
+    """A dashed horizontal line across the plot (e.g. the efficiency floor)."""
+    return {
+        "type": "line",
+        "xref": "paper",
+        "x0": 0,
+        "x1": 1,
+        "y0": y,
+        "y1": y,
+        "line": {"color": "#cf222e", "width": 1.5, "dash": "dash"},
+        "label": {"text": label(text), "textposition": "end", "font": {"size": 11}},
+    }
+
+
+def vline(x: float, text: str) -> Spec:
+    """A dashed vertical line up the plot (e.g. the interactivity target)."""
+    return {
+        "type": "line",
+        "yref": "paper",
+        "y0": 0,
+        "y1": 1,
+        "x0": x,
+        "x1": x,
+        "line": {"color": "#cf222e", "width": 1.5, "dash": "dash"},
+        "label": {"text": label(text), "textposition": "end", "font": {"size": 11}},
+    }

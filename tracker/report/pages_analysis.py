@@ -1,0 +1,388 @@
+"""The scaling, serving-curve and findings pages.
+
+* **Scaling**: per scaling group (results that differ only in accelerator
+  count), efficiency ``E(N)`` against the accelerator count, one line per
+  version, the floor drawn; the points as a table, flagged ones marked.
+* **Serving**: per curve (software, system, benchmark, workload), every
+  measured point of every version's sweep as (tokens/s/user, output tokens/s
+  per accelerator), the Pareto front, the interactivity target as a vertical
+  line and the interpolated throughput at the target; then the throughput at
+  the target across versions ("not reached" is shown as such, never as zero).
+* **Findings**: every finding with its evidence and triage state.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from tracker.analysis import ScalingGroup, ScalingKey
+from tracker.analyze_sweeps import SweepTarget
+from tracker.report.charts import (
+    Chart,
+    color,
+    hline,
+    label,
+    line_trace,
+    marker_trace,
+    vline,
+    xy_chart,
+)
+from tracker.report.common import FindingRow, benchmark_href
+from tracker.report.filters import format_efficiency, format_number
+from tracker.report.inputs import ReportInput
+
+__all__ = [
+    "FindingsPage",
+    "ScalingPage",
+    "ScalingPanel",
+    "ScalingRow",
+    "ServingCurve",
+    "ServingPage",
+    "ServingRow",
+    "StatusCount",
+    "build_findings_page",
+    "build_scaling_page",
+    "build_serving_page",
+]
+
+
+MAX_PANELS = 100
+"""Scaling groups drawn on the page, lowest efficiency first (report.json has them all)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ScalingRow:
+    """One accelerator count of one group at one version."""
+
+    version: str = field(metadata={"help": "Version."})
+    accelerators: int = field(metadata={"help": "Total accelerators N."})
+    value: float = field(metadata={"help": "Median primary value at N."})
+    efficiency: float = field(metadata={"help": "E(N) against the group's smallest count."})
+    below_floor: bool = field(metadata={"help": "E(N) is under the floor."})
+    systems: str = field(metadata={"help": "The systems measured at N, comma-separated."})
+
+
+@dataclass(frozen=True, slots=True)
+class ScalingPanel:
+    """One scaling group across versions: its chart and table."""
+
+    title: str = field(metadata={"help": "Software, submitter, accelerator, benchmark, …"})
+    software: str = field(metadata={"help": "Software name."})
+    metric: str = field(metadata={"help": "Metric whose efficiency is shown."})
+    unit: str = field(metadata={"help": "Unit of the values."})
+    higher_is_better: bool = field(metadata={"help": "Direction of the metric."})
+    href: str = field(metadata={"help": "The benchmark page."})
+    chart: Chart = field(metadata={"help": "Efficiency against accelerator count."})
+    rows: tuple[ScalingRow, ...] = field(metadata={"help": "By version, then count."})
+    flagged: int = field(metadata={"help": "Rows under the floor."})
+
+
+@dataclass(frozen=True, slots=True)
+class ScalingPage:
+    """The context of ``scaling.html``."""
+
+    title: str = field(metadata={"help": "Page title."})
+    generated_at: str = field(metadata={"help": "When the report was built, as given."})
+    is_example: bool = field(metadata={"help": "True when any result shown is example data."})
+    floor: float = field(metadata={"help": "Efficiency floor (a fraction)."})
+    panels: tuple[ScalingPanel, ...] = field(
+        metadata={"help": f"Lowest efficiency first; the first {MAX_PANELS} groups."}
+    )
+    more_panels: int = field(metadata={"help": "Groups left off the page (all in report.json)."})
+    warnings: tuple[FindingRow, ...] = field(metadata={"help": "Scaling findings."})
+
+
+@dataclass(frozen=True, slots=True)
+class ServingRow:
+    """One sweep of one version, read at the target."""
+
+    version: str = field(metadata={"help": "Version."})
+    sweep: str = field(metadata={"help": "Sweep key."})
+    reached: bool = field(metadata={"help": "Whether the front covers the target."})
+    at_target: float | None = field(metadata={"help": "Interpolated throughput at the target."})
+    best_measured: float | None = field(metadata={"help": "Best measured throughput."})
+    statistic: str = field(metadata={"help": "The tokens/s/user statistic used."})
+    reason: str = field(metadata={"help": "Why it was not reached, when it was not."})
+
+
+@dataclass(frozen=True, slots=True)
+class ServingCurve:
+    """The serving curves of one software, system, benchmark and workload."""
+
+    title: str = field(metadata={"help": "System, benchmark, scenario, workload."})
+    software: str = field(metadata={"help": "Software name."})
+    unit: str = field(metadata={"help": "Unit of the throughput axis."})
+    href: str = field(metadata={"help": "The benchmark page."})
+    charts: tuple[Chart, ...] = field(
+        metadata={"help": "The curves with the target; then the throughput at it per version."}
+    )
+    rows: tuple[ServingRow, ...] = field(metadata={"help": "One per sweep, in version order."})
+
+
+@dataclass(frozen=True, slots=True)
+class ServingPage:
+    """The context of ``serving.html``."""
+
+    title: str = field(metadata={"help": "Page title."})
+    generated_at: str = field(metadata={"help": "When the report was built, as given."})
+    is_example: bool = field(metadata={"help": "True when any result shown is example data."})
+    target: float = field(metadata={"help": "Interactivity target, tokens/s/user."})
+    curves: tuple[ServingCurve, ...] = field(metadata={"help": "Sorted by software and title."})
+
+
+@dataclass(frozen=True, slots=True)
+class StatusCount:
+    """How many findings have one triage state."""
+
+    status: str = field(metadata={"help": "Triage state."})
+    count: int = field(metadata={"help": "Number of findings."})
+
+
+@dataclass(frozen=True, slots=True)
+class FindingsPage:
+    """The context of ``findings.html``."""
+
+    title: str = field(metadata={"help": "Page title."})
+    generated_at: str = field(metadata={"help": "When the report was built, as given."})
+    is_example: bool = field(metadata={"help": "True when any result shown is example data."})
+    stored: bool = field(metadata={"help": "False: not stored, run `tracker analyze`."})
+    counts: tuple[StatusCount, ...] = field(metadata={"help": "Findings per triage state."})
+    rows: tuple[FindingRow, ...] = field(metadata={"help": "Open first."})
+
+
+def _key_title(software: str, key: ScalingKey) -> str:
+    parts = [software, key.submitter, key.accelerator, key.benchmark, key.scenario, key.workload]
+    head = " · ".join(p for p in parts if p)
+    stack = f" ({key.division}, {key.software_stack})" if key.software_stack else ""
+    return f"{head}{stack}"
+
+
+def _panel(
+    software: str,
+    key: ScalingKey,
+    groups: Sequence[ScalingGroup],
+    floor: float,
+    index: int,
+    unit: str,
+) -> ScalingPanel:
+    rows = [
+        ScalingRow(
+            version=g.version,
+            accelerators=p.accelerators,
+            value=p.value,
+            efficiency=p.efficiency,
+            below_floor=p.efficiency < floor,
+            systems=", ".join(lbl.partition("/")[2] or lbl for lbl in p.labels),
+        )
+        for g in groups
+        for p in g.points
+    ]
+    counts = sorted({r.accelerators for r in rows})
+    traces = [
+        line_trace(
+            g.version,
+            [p.accelerators for p in g.points],
+            [p.efficiency for p in g.points],
+            index=i,
+            hover="N=%{x}: <b>%{y:.1%}</b> efficiency",
+        )
+        for i, g in enumerate(groups)
+    ]
+    chart = xy_chart(
+        f"chart-{index}",
+        "Efficiency against accelerator count",
+        traces,
+        x_title="accelerators (log scale)",
+        y_title="scaling efficiency E(N)",
+        x_axis={"type": "log", "tickvals": counts, "ticktext": [str(n) for n in counts]},
+        y_axis={"tickformat": ".0%", "rangemode": "tozero"},
+        shapes=[hline(floor, f"floor {format_efficiency(floor)}")],
+        height=320,
+    )
+    return ScalingPanel(
+        title=_key_title(software, key),
+        software=software,
+        metric=key.metric,
+        unit=unit,
+        higher_is_better=groups[0].higher_is_better,
+        href=benchmark_href(key.benchmark, key.scenario),
+        chart=chart,
+        rows=tuple(rows),
+        flagged=sum(r.below_floor for r in rows),
+    )
+
+
+def build_scaling_page(
+    data: ReportInput, findings: Sequence[FindingRow], *, generated_at: str, is_example: bool
+) -> ScalingPage:
+    """Every scaling group, those with an efficiency under the floor first."""
+    grouped: dict[tuple[str, ScalingKey], list[ScalingGroup]] = defaultdict(list)
+    for software, group in data.scaling:
+        grouped[(software, group.key)].append(group)
+    order = {(v.software, v.version): i for i, v in enumerate(data.versions)}
+    units = {(p.software, p.metric): p.unit for p in data.points}
+    panels = []
+    for i, (software, key) in enumerate(sorted(grouped)):
+        groups = sorted(grouped[(software, key)], key=lambda g: order.get((software, g.version), 0))
+        unit = units.get((software, key.metric), "")
+        panels.append(_panel(software, key, groups, data.efficiency_floor, i + 1, unit))
+    panels.sort(key=lambda p: (min((r.efficiency for r in p.rows), default=1.0), p.title))
+    return ScalingPage(
+        title="Scaling efficiency",
+        generated_at=generated_at,
+        is_example=is_example,
+        floor=data.efficiency_floor,
+        panels=tuple(panels[:MAX_PANELS]),
+        more_panels=max(0, len(panels) - MAX_PANELS),
+        warnings=tuple(f for f in findings if f.kind == "scaling_efficiency"),
+    )
+
+
+def _curve_title(t: SweepTarget) -> str:
+    system = t.system.partition("/")[2] or t.system
+    return " · ".join(x for x in (system, t.benchmark, t.scenario, t.curve_workload) if x)
+
+
+def _curve(data: ReportInput, targets: Sequence[SweepTarget], chart_index: int) -> ServingCurve:
+    head = targets[0]
+    order = {v.version: i for i, v in enumerate(data.versions) if v.software == head.software}
+    targets = sorted(
+        targets, key=lambda t: (order.get(t.version, len(order)), t.version, t.sweep_key)
+    )
+    unit = "output tokens/s per accelerator" if head.per_accelerator else "output tokens/s"
+    raw: dict[str, list[tuple[float, float]]] = defaultdict(list)
+    for p in data.sweep_points:
+        if p.sweep_key in {t.sweep_key for t in targets} and p.is_valid and p.tokens_per_s_per_user:
+            per = (
+                p.output_tokens_per_s / p.accelerators_total
+                if p.accelerators_total
+                else p.output_tokens_per_s
+            )
+            raw[p.version].append((p.tokens_per_s_per_user, per))
+    versions = list(dict.fromkeys(t.version for t in targets))
+    target = data.target_tokens_per_s_per_user
+    traces: list[dict[str, object]] = []
+    for i, version in enumerate(versions):
+        points = sorted(raw.get(version, []))
+        if points:
+            traces.append(
+                marker_trace(
+                    f"{version} measured",
+                    [x for x, _ in points],
+                    [y for _, y in points],
+                    symbol="circle",
+                    marker_color=color(i),
+                    text=[
+                        f"{version}: {format_number(y)} {unit} at {format_number(x)} tokens/s/user"
+                        for x, y in points
+                    ],
+                    size=7,
+                    opacity=0.45,
+                )
+            )
+        for t in (t for t in targets if t.version == version):
+            front = t.result.front
+            traces.append(
+                line_trace(
+                    f"{version} Pareto front",
+                    [x for x, _ in front],
+                    [y for _, y in front],
+                    index=i,
+                    hover="%{x:,.4~g} tokens/s/user: <b>%{y:,.4~g} " + label(unit) + "</b>",
+                )
+            )
+            value = t.result.tokens_per_s_per_accelerator
+            if value is not None:
+                traces.append(
+                    marker_trace(
+                        f"{version} at target",
+                        [target],
+                        [value],
+                        symbol="star",
+                        marker_color=color(i),
+                        text=[
+                            f"{version}: {format_number(value)} {unit} at {target:g} tokens/s/user"
+                        ],
+                        size=16,
+                    )
+                )
+    statistic = head.result.statistic
+    curves = xy_chart(
+        f"chart-{chart_index}",
+        f"Throughput against interactivity ({statistic})",
+        traces,
+        x_title=f"tokens/s/user ({statistic}); → more interactive",
+        y_title=f"{unit} (↑ better)",
+        shapes=[vline(target, f"target {target:g} tokens/s/user")],
+    )
+    at = {t.version: t.result.tokens_per_s_per_accelerator for t in targets}
+    trend = xy_chart(
+        f"chart-{chart_index + 1}",
+        f"Throughput at {target:g} tokens/s/user, per version",
+        [
+            line_trace(
+                "at target",
+                versions,
+                [at.get(v) for v in versions],
+                index=0,
+                hover="%{x}: <b>%{y:,.4~g} " + label(unit) + "</b>",
+            )
+        ],
+        x_title=f"{head.software} version",
+        y_title=f"{unit} (↑ better)",
+        x_axis={"type": "category", "categoryorder": "array", "categoryarray": versions},
+        y_axis={"rangemode": "tozero"},
+        height=280,
+    )
+    rows = tuple(
+        ServingRow(
+            version=t.version,
+            sweep=t.sweep_key,
+            reached=t.result.tokens_per_s_per_accelerator is not None,
+            at_target=t.result.tokens_per_s_per_accelerator,
+            best_measured=t.result.best_measured,
+            statistic=t.result.statistic,
+            reason=t.result.reason,
+        )
+        for t in targets
+    )
+    return ServingCurve(
+        title=_curve_title(head),
+        software=head.software,
+        unit=unit,
+        href=benchmark_href(head.benchmark, head.scenario),
+        charts=(curves, trend),
+        rows=rows,
+    )
+
+
+def build_serving_page(data: ReportInput, *, generated_at: str, is_example: bool) -> ServingPage:
+    """Every serving curve with its target line and interpolated point."""
+    grouped: dict[tuple[str, str], list[SweepTarget]] = defaultdict(list)
+    for t in data.targets:
+        grouped[(t.software, _curve_title(t))].append(t)
+    curves = tuple(_curve(data, grouped[key], 2 * i + 1) for i, key in enumerate(sorted(grouped)))
+    return ServingPage(
+        title="Serving: throughput at an interactivity target",
+        generated_at=generated_at,
+        is_example=is_example,
+        target=data.target_tokens_per_s_per_user,
+        curves=curves,
+    )
+
+
+def build_findings_page(
+    data: ReportInput, findings: Sequence[FindingRow], *, generated_at: str, is_example: bool
+) -> FindingsPage:
+    """Every finding, open first."""
+    counts = Counter(f.status for f in findings)
+    return FindingsPage(
+        title="Findings",
+        generated_at=generated_at,
+        is_example=is_example,
+        stored=data.findings_stored,
+        counts=tuple(StatusCount(s, n) for s, n in sorted(counts.items())),
+        rows=tuple(findings),
+    )

@@ -1,0 +1,258 @@
+"""The page of each benchmark/scenario and of each system: series across versions.
+
+A benchmark page draws one chart per software and metric, one line per system
+(and workload): the median of each version, change points and findings marked
+on the version where they happen. A system page draws, per software and
+metric, each benchmark's performance relative to its first measured version
+(above 1 is better whatever the metric's direction), so software gains on fixed
+hardware read off one chart. Both carry the results tables (every sample,
+invalid runs marked) and the findings about their series.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from tracker.records import SeriesPoint
+from tracker.report.charts import Chart, label, line_trace, marker_trace, xy_chart
+from tracker.report.common import (
+    FindingRow,
+    PageLink,
+    RowKey,
+    benchmark_href,
+    key_lookup,
+    system_href,
+)
+from tracker.report.context import SeriesRow, SeriesTable, build_index_page
+from tracker.report.filters import format_change
+from tracker.report.inputs import ReportInput, SystemInfo
+
+__all__ = [
+    "BenchmarkPage",
+    "Marks",
+    "SystemPage",
+    "build_benchmark_pages",
+    "build_system_pages",
+    "series_marks",
+]
+
+_MARK_STYLE = {
+    "change_point": ("Change point", "diamond-open", "#8250df"),
+    "regression": ("Regression", "triangle-down", "#cf222e"),
+    "suspect": ("Suspect", "circle-open", "#bc4c00"),
+    "improvement": ("Improvement", "triangle-up", "#1a7f37"),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class BenchmarkPage:
+    """The context of ``benchmark.html``: one benchmark and scenario, every system."""
+
+    title: str = field(metadata={"help": "Benchmark and scenario."})
+    generated_at: str = field(metadata={"help": "When the report was built, as given."})
+    is_example: bool = field(metadata={"help": "True when any result shown is example data."})
+    benchmark: str = field(metadata={"help": "Benchmark (model) name."})
+    scenario: str = field(metadata={"help": "Scenario."})
+    charts: tuple[Chart, ...] = field(metadata={"help": "One chart per software and metric."})
+    tables: tuple[SeriesTable, ...] = field(metadata={"help": "Results, one table per software."})
+    findings: tuple[FindingRow, ...] = field(metadata={"help": "Findings about these series."})
+    systems: tuple[PageLink, ...] = field(metadata={"help": "The systems measured here."})
+
+
+@dataclass(frozen=True, slots=True)
+class SystemPage:
+    """The context of ``system.html``: one system, every benchmark it ran."""
+
+    title: str = field(metadata={"help": "System name."})
+    generated_at: str = field(metadata={"help": "When the report was built, as given."})
+    is_example: bool = field(metadata={"help": "True when any result shown is example data."})
+    system: SystemInfo = field(metadata={"help": "What the results say about the system."})
+    charts: tuple[Chart, ...] = field(
+        metadata={"help": "Per software and metric: each benchmark relative to its first version."}
+    )
+    tables: tuple[SeriesTable, ...] = field(metadata={"help": "Results, one table per software."})
+    findings: tuple[FindingRow, ...] = field(metadata={"help": "Findings about these series."})
+    benchmarks: tuple[PageLink, ...] = field(metadata={"help": "The benchmarks it ran."})
+
+
+Marks = dict[str, list[tuple[str, str, str]]]
+"""Series key → (version, kind, hover text) of its change points and findings."""
+
+
+def series_marks(data: ReportInput, findings: Sequence[FindingRow]) -> Marks:
+    """What to mark on each analysis series: change points and comparison findings."""
+    marks: Marks = defaultdict(list)
+    for result in data.change_points:
+        info = data.infos.get(result.key)
+        hib = info.higher_is_better if info else True
+        for cp in result.change_points:
+            change = format_change(cp.delta_pct, hib)
+            text = f"change point {cp.version_before} → {cp.version_after}: {change}"
+            marks[result.key].append((cp.version_after, "change_point", text))
+    for row in findings:
+        if row.kind in _MARK_STYLE and row.kind != "change_point" and row.candidate:
+            change = format_change(row.change_pct, row.higher_is_better)
+            text = f"{row.kind} {row.baseline} → {row.candidate}: {change} ({row.status})"
+            marks[row.series_key].append((row.candidate, row.kind, text))
+    return marks
+
+
+def _mark_traces(
+    rows: Sequence[tuple[Sequence[str], Sequence[float | None], list[tuple[str, str, str]]]],
+) -> list[dict[str, object]]:
+    """Marker traces, one per mark kind, at the marked version of each row's line."""
+    found: dict[str, tuple[list[str], list[float | None], list[str]]] = {}
+    for versions, ys, marks in rows:
+        for version, kind, text in sorted(marks):
+            if version not in versions:
+                continue
+            y = ys[list(versions).index(version)]
+            xs, yv, texts = found.setdefault(kind, ([], [], []))
+            xs.append(version)
+            yv.append(y)
+            texts.append(text)
+    traces: list[dict[str, object]] = []
+    for kind in _MARK_STYLE:
+        if kind in found:
+            name, symbol, colour = _MARK_STYLE[kind]
+            xs, yv, texts = found[kind]
+            traces.append(
+                marker_trace(name, xs, yv, symbol=symbol, marker_color=colour, text=texts)
+            )
+    return traces
+
+
+def _groups(table: SeriesTable) -> list[tuple[tuple[str, str, bool], list[SeriesRow]]]:
+    groups: dict[tuple[str, str, bool], list[SeriesRow]] = defaultdict(list)
+    for row in table.rows:
+        groups[(row.metric, row.unit, row.higher_is_better)].append(row)
+    return sorted(groups.items())
+
+
+def _direction(hib: bool) -> str:
+    return "higher is better" if hib else "lower is better"
+
+
+def _relative(cells: Sequence[float | None], hib: bool) -> list[float | None]:
+    first = next((v for v in cells if v), None)
+    if first is None:
+        return [None for _ in cells]
+    return [None if v is None or v <= 0 else (v / first if hib else first / v) for v in cells]
+
+
+def _charts(
+    tables: Sequence[SeriesTable],
+    lookup: Mapping[RowKey, list[str]],
+    marks: Marks,
+    *,
+    by_system: bool,
+) -> tuple[Chart, ...]:
+    charts: list[Chart] = []
+    for table in tables:
+        axis = {"type": "category", "categoryorder": "array", "categoryarray": list(table.versions)}
+        for (metric, unit, hib), rows in _groups(table):
+            traces = []
+            marked = []
+            for index, row in enumerate(rows):
+                medians = [cell.median if cell else None for cell in row.cells]
+                head = row.system if by_system else f"{row.benchmark} {row.scenario}"
+                name = f"{head} · {row.workload}" if row.workload else head
+                if by_system:
+                    ys, hover = medians, "%{x}: <b>%{y:,.4~g} " + label(unit) + "</b>"
+                else:
+                    ys = _relative(medians, hib)
+                    hover = "%{x}: <b>%{y:.3f}×</b> the first version (above 1 is better)"
+                traces.append(line_trace(name, table.versions, ys, index=index, hover=hover))
+                keys = lookup.get((table.software, *_labels(row)), [])
+                marked.append((table.versions, ys, [m for k in keys for m in marks.get(k, [])]))
+            traces.extend(_mark_traces(marked))
+            y_axis = {"type": "log"} if by_system and _spread(rows) > 30.0 else None
+            if by_system:
+                title = f"{table.software}: {metric} ({unit}, {_direction(hib)})"
+                y_title = f"{metric} ({unit})"
+            else:
+                title = f"{table.software}: {metric} relative to the first version (↑ better)"
+                y_title = "× first version (↑ better)"
+            charts.append(
+                xy_chart(
+                    f"chart-{len(charts) + 1}",
+                    title,
+                    traces,
+                    x_title=f"{table.software} version",
+                    y_title=y_title + (" (log scale)" if y_axis else ""),
+                    x_axis=axis,
+                    y_axis=y_axis,
+                )
+            )
+    return tuple(charts)
+
+
+def _spread(rows: Sequence[SeriesRow]) -> float:
+    """Largest over smallest positive median of the rows (1 when there are none)."""
+    values = [c.median for row in rows for c in row.cells if c is not None and c.median > 0]
+    return max(values) / min(values) if values else 1.0
+
+
+def _labels(row: SeriesRow) -> tuple[str, str, str, str, str]:
+    return (row.system, row.benchmark, row.scenario, row.workload, row.metric)
+
+
+def _pages_of(
+    data: ReportInput, group: Callable[[SeriesPoint], tuple[str, ...]]
+) -> dict[tuple[str, ...], list[SeriesPoint]]:
+    out: dict[tuple[str, ...], list[SeriesPoint]] = defaultdict(list)
+    for point in data.points:
+        out[group(point)].append(point)
+    return dict(sorted(out.items()))
+
+
+def build_benchmark_pages(
+    data: ReportInput, findings: Sequence[FindingRow], marks: Marks, *, generated_at: str
+) -> dict[str, BenchmarkPage]:
+    """One page per benchmark and scenario, by its path relative to the site root."""
+    lookup = key_lookup(data.infos)
+    pages = {}
+    for (benchmark, scenario), points in _pages_of(
+        data, lambda p: (p.benchmark, p.scenario)
+    ).items():
+        tables = build_index_page(points, data.versions, generated_at=generated_at).tables
+        systems = sorted({p.system for p in points})
+        pages[benchmark_href(benchmark, scenario)] = BenchmarkPage(
+            title=f"{benchmark} · {scenario}",
+            generated_at=generated_at,
+            is_example=any(p.is_example for p in points),
+            benchmark=benchmark,
+            scenario=scenario,
+            charts=_charts(tables, lookup, marks, by_system=True),
+            tables=tables,
+            findings=tuple(
+                f for f in findings if (f.benchmark, f.scenario) == (benchmark, scenario)
+            ),
+            systems=tuple(PageLink(name, system_href(name)) for name in systems),
+        )
+    return pages
+
+
+def build_system_pages(
+    data: ReportInput, findings: Sequence[FindingRow], marks: Marks, *, generated_at: str
+) -> dict[str, SystemPage]:
+    """One page per system (by name), by its path relative to the site root."""
+    lookup = key_lookup(data.infos)
+    described = {s.name: s for s in data.systems}
+    pages = {}
+    for (name,), points in _pages_of(data, lambda p: (p.system,)).items():
+        tables = build_index_page(points, data.versions, generated_at=generated_at).tables
+        benchmarks = sorted({(p.benchmark, p.scenario) for p in points})
+        pages[system_href(name)] = SystemPage(
+            title=name,
+            generated_at=generated_at,
+            is_example=any(p.is_example for p in points),
+            system=described.get(name, SystemInfo(name=name)),
+            charts=_charts(tables, lookup, marks, by_system=False),
+            tables=tables,
+            findings=tuple(f for f in findings if f.system == name),
+            benchmarks=tuple(PageLink(f"{b} · {s}", benchmark_href(b, s)) for b, s in benchmarks),
+        )
+    return pages
