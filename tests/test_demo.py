@@ -186,6 +186,7 @@ def test_serving_page_shows_the_718_to_1997_gain(demo_dir: Path) -> None:
     # 4 accelerators: 718 and 1,997 tokens/s are 179.5 and 499.25 per accelerator
     html = (demo_dir / "site" / "serving.html").read_text("utf-8")
     assert "179.5" in html and "499.2" in html and "isl65536-osl400" in html
+    assert "718 tokens/s" in html and "1,997 tokens/s" in html  # the whole system
     report = json.loads((demo_dir / "site" / "report.json").read_text())
     text = json.dumps(report["serving"])
     assert "179.5" in text and "499.2" in text

@@ -102,6 +102,10 @@ class ServingRow:
     sweep: str = field(metadata={"help": "Sweep key."})
     reached: bool = field(metadata={"help": "Whether the front covers the target."})
     at_target: float | None = field(metadata={"help": "Interpolated throughput at the target."})
+    system_at_target: float | None = field(
+        metadata={"help": "The whole system's tokens/s at the target (all accelerators)."}
+    )
+    accelerators: int | None = field(metadata={"help": "Accelerators of the system, if known."})
     best_measured: float | None = field(metadata={"help": "Best measured throughput."})
     statistic: str = field(metadata={"help": "The tokens/s/user statistic used."})
     reason: str = field(metadata={"help": "Why it was not reached, when it was not."})
@@ -342,6 +346,8 @@ def _curve(data: ReportInput, targets: Sequence[SweepTarget], chart_index: int) 
             sweep=t.sweep_key,
             reached=t.result.tokens_per_s_per_accelerator is not None,
             at_target=t.result.tokens_per_s_per_accelerator,
+            system_at_target=t.tokens_per_s_at_target,
+            accelerators=t.accelerators,
             best_measured=t.result.best_measured,
             statistic=t.result.statistic,
             reason=t.result.reason,
