@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from dataclasses import asdict, fields, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import click
 from rich.console import Console
@@ -31,22 +31,19 @@ from rich.progress import (
 from rich.table import Table
 
 from tracker import __version__
-from tracker.analysis import parse_price_book
-from tracker.analyze import AnalysisSettings, run_analysis
-from tracker.analyze_summary import FINDING_COLUMNS, finding_cells, finding_json, summary_lines
-from tracker.demo import run_demo
 from tracker.errors import TrackerError
 from tracker.fetch import DEFAULT_CACHE_DIR
-from tracker.gate import GateResult, run_gate
-from tracker.gate_output import GATE_COLUMNS, gate_cells, gate_json, gate_markdown, settings_lines
 from tracker.ingest import KINDS, SourceOutcome, ingest_source, read_job
-from tracker.policy import GatePolicy, load_policy
-from tracker.publish import publish_report
 from tracker.pull import PULLABLE, pull_round
 from tracker.records import FINDING_STATUSES, ExportRow, Labels, SourceSpec
 from tracker.remote import GITHUB
 from tracker.schema import head_revision
 from tracker.store import Store
+
+# The analysis, report, gate and demo modules (numpy, scipy, jinja2) are imported
+# inside the commands that use them, so that `tracker ingest` and `--help` start fast.
+if TYPE_CHECKING:
+    from tracker.gate import GateResult
 
 DEFAULT_DATABASE_URL = "sqlite:///tracker.db"
 EXIT_DATA_ERROR = 2
@@ -444,6 +441,12 @@ def analyze(
         tracker analyze
         tracker analyze --target-tokens-per-s-per-user 30 --price-book prices.toml
     """
+    from tracker.analysis import (
+        parse_price_book,
+    )
+    from tracker.analyze import AnalysisSettings, run_analysis
+    from tracker.analyze_summary import summary_lines
+
     book = None
     if price_book is not None:
         book = parse_price_book(price_book.read_bytes(), source=str(price_book))
@@ -480,6 +483,12 @@ def findings(ctx: click.Context, status: str, output_format: str) -> None:
         tracker findings
         tracker findings --status all --format json | jq '.[] | select(.kind == "regression")'
     """
+    from tracker.analyze_summary import (
+        FINDING_COLUMNS,
+        finding_cells,
+        finding_json,
+    )
+
     if ctx.invoked_subcommand is not None:
         return
     with _open_store(ctx) as store:
@@ -527,6 +536,10 @@ def report(ctx: click.Context, out: Path) -> None:
     Example:
         tracker report --out site/ && python -m http.server -d site
     """
+    from tracker.publish import (
+        publish_report,
+    )
+
     with _open_store(ctx) as store:
         index = publish_report(store, out, generated_at=_now())
     click.echo(f"Report: {index}")
@@ -580,6 +593,10 @@ def gate(
         tracker gate --baseline 2.0.12 --candidate 2.0.13 --format markdown
         tracker gate --candidate 2.0.13 --policy gate.toml --strict --report site
     """
+    from tracker.gate import run_gate
+    from tracker.gate_output import gate_json, gate_markdown
+    from tracker.policy import GatePolicy, load_policy
+
     rules = load_policy(policy) if policy is not None else GatePolicy()
     with _open_store(ctx) as store:
         result = run_gate(
@@ -605,6 +622,12 @@ def gate(
 
 
 def _echo_gate_table(result: GateResult) -> None:
+    from tracker.gate_output import (
+        GATE_COLUMNS,
+        gate_cells,
+        settings_lines,
+    )
+
     console = Console(width=None if sys.stdout.isatty() else 200)
     console.print(result.summary, markup=False, highlight=False)
     if result.items:
@@ -639,6 +662,12 @@ def demo(ctx: click.Context, out: Path) -> None:
     Example:
         tracker demo --out /tmp/tracker-demo
     """
+    from tracker.analyze_summary import (
+        summary_lines,
+    )
+    from tracker.demo import run_demo
+    from tracker.gate_output import gate_cells
+
     root = ctx.find_root()
     if root.get_parameter_source("database_url") != click.core.ParameterSource.COMMANDLINE:
         if out.exists():
