@@ -13,9 +13,11 @@ from __future__ import annotations
 import os
 import uuid
 from collections.abc import Iterator
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
@@ -23,6 +25,24 @@ from tracker.store import Store, normalise_database_url
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 POSTGRES_URL_VARIABLE = "TRACKER_TEST_POSTGRES_URL"
+
+# Hypothesis: "dev" by default (quick), "ci" when CI is set (.ci/run sets CI=1):
+# the same examples on every run, enough of them to mean it; HYPOTHESIS_PROFILE picks either.
+# Failures print the reproduction blob; no example database is written.
+settings.register_profile(
+    "dev", max_examples=40, deadline=timedelta(seconds=2), database=None, print_blob=True
+)
+settings.register_profile(
+    "ci",
+    max_examples=300,
+    deadline=timedelta(seconds=2),
+    derandomize=True,
+    database=None,
+    print_blob=True,
+)
+settings.load_profile(
+    os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") else "dev")
+)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

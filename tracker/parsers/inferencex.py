@@ -138,16 +138,20 @@ def _gpus(row: JsonObject, *, path: str, where: str) -> tuple[int, int]:
     )
     split = row.get("disagg") is True or row.get("is_multinode") is True
     if prefill is not None and decode is not None:
-        return (prefill + decode, decode) if split else (decode, decode)
-    tp = get_int(row, "tp", path=path, field=f"{where}tp", required=False)
-    if tp is None:
-        raise ParseError(
-            path, f"field '{where}tp' is missing (and no num_prefill_gpu/num_decode_gpu)"
-        )
-    gpus = tp
-    for key in ("pp", "pcp_size"):
-        gpus *= get_int(row, key, path=path, field=f"{where}{key}", required=False) or 1
-    return gpus, gpus
+        gpus = (prefill + decode, decode) if split else (decode, decode)
+        fields = f"'{where}num_prefill_gpu' and '{where}num_decode_gpu'"
+    else:
+        tp = get_int(row, "tp", path=path, field=f"{where}tp", required=False)
+        if tp is None:
+            raise ParseError(
+                path, f"field '{where}tp' is missing (and no num_prefill_gpu/num_decode_gpu)"
+            )
+        for key in ("pp", "pcp_size"):
+            tp *= get_int(row, key, path=path, field=f"{where}{key}", required=False) or 1
+        gpus, fields = (tp, tp), f"'{where}tp' (× pp × pcp_size)"
+    if min(gpus) < 1:
+        raise ParseError(path, f"fields {fields} give {gpus[0]} GPUs, expected at least 1")
+    return gpus
 
 
 def _model(row: JsonObject) -> str | None:

@@ -2,13 +2,16 @@
 
 Field names in messages are dotted paths from the document root
 (``input_config.phases[1].concurrency``), so a user can find the spot in the
-file. Numbers exclude booleans (``true`` is not 1) and must be finite.
+file. Numbers exclude booleans (``true`` is not 1) and must be finite (a whole
+number too big for a double is not). Documents nest at most ``MAX_NESTING``
+deep, so nothing that walks or prints them can exhaust the stack.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import sys
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, TypeGuard
 
@@ -16,8 +19,10 @@ from tracker.errors import ParseError
 from tracker.records import ExtraValue
 
 __all__ = [
+    "MAX_NESTING",
     "JsonObject",
     "as_number",
+    "check_nesting",
     "decode_json",
     "decode_json_lines",
     "flatten_scalars",
@@ -31,17 +36,24 @@ __all__ = [
 
 JsonObject = Mapping[str, Any]
 _MAX_EXACT_INT = 2**53
+MAX_NESTING = 64
+"""The deepest nesting of arrays and objects accepted (real result files nest about 10 deep)."""
+_TOO_MANY_DIGITS = f"a number of more than {sys.get_int_max_str_digits()} digits"
 
 
 def decode_json(data: bytes, *, path: str) -> Any:
     """The JSON document in ``data``; truncated or invalid JSON names the line."""
     text = _decode_text(data, path=path)
     try:
-        return json.loads(text)
+        document = json.loads(text)
     except json.JSONDecodeError as error:
         raise ParseError(path, f"not valid JSON ({error.msg})", line=error.lineno) from None
+    except ValueError:  # the only other one: an integer too long for int()
+        raise ParseError(path, f"not valid JSON ({_TOO_MANY_DIGITS})") from None
     except RecursionError:
         raise ParseError(path, "not valid JSON (nested too deeply)") from None
+    check_nesting(document, path=path)
+    return document
 
 
 def decode_json_lines(data: bytes, *, path: str) -> Iterator[tuple[int, Any]]:
@@ -51,11 +63,40 @@ def decode_json_lines(data: bytes, *, path: str) -> Iterator[tuple[int, Any]]:
         if not line.strip():
             continue
         try:
-            yield number, json.loads(line)
+            document = json.loads(line)
         except json.JSONDecodeError as error:
             raise ParseError(path, f"not valid JSON ({error.msg})", line=number) from None
+        except ValueError:  # the only other one: an integer too long for int()
+            raise ParseError(path, f"not valid JSON ({_TOO_MANY_DIGITS})", line=number) from None
         except RecursionError:
             raise ParseError(path, "not valid JSON (nested too deeply)", line=number) from None
+        check_nesting(document, path=path, line=number)
+        yield number, document
+
+
+def check_nesting(
+    document: object, *, path: str, line: int | None = None, max_values: int | None = None
+) -> None:
+    """Raise a ParseError if ``document`` nests deeper than ``MAX_NESTING`` (a cycle does).
+
+    With ``max_values``, also if it holds more values than that, counting a
+    value each time it is reached (YAML aliases can make a small file a huge tree).
+    """
+    if not isinstance(document, dict | list):
+        return
+    stack: list[tuple[dict[Any, Any] | list[Any], int]] = [(document, 0)]
+    values = 1
+    while stack:
+        value, depth = stack.pop()
+        if depth >= MAX_NESTING:
+            raise ParseError(
+                path, f"nested more than {MAX_NESTING} deep: is this the right file?", line=line
+            )
+        children = value.values() if isinstance(value, dict) else value
+        values += len(children)
+        if max_values is not None and values > max_values:
+            raise ParseError(path, f"more than {max_values} values (repeated aliases?)", line=line)
+        stack.extend((child, depth + 1) for child in children if isinstance(child, dict | list))
 
 
 def _decode_text(data: bytes, *, path: str) -> str:
@@ -69,7 +110,10 @@ def is_number(value: object) -> TypeGuard[int | float]:
     """Whether ``value`` is a finite JSON number (not a boolean)."""
     if isinstance(value, bool) or not isinstance(value, int | float):
         return False
-    return math.isfinite(value)
+    try:
+        return math.isfinite(value)
+    except OverflowError:  # a whole number beyond the range of a double
+        return False
 
 
 def as_number(value: object, *, path: str, field: str, line: int | None = None) -> float:
@@ -170,5 +214,8 @@ def _shown(value: object) -> str:
         return "an object"
     if isinstance(value, list):
         return "an array"
-    text = json.dumps(value)
+    try:
+        text = json.dumps(value)
+    except TypeError:  # a date, bytes or set that a YAML file holds
+        text = repr(value)
     return text if len(text) <= 40 else text[:37] + "..."

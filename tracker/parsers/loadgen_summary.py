@@ -13,6 +13,7 @@ summary, so they are named ``query_latency_*`` as in the detail log.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping
 
@@ -104,6 +105,9 @@ def _per_query(key: str) -> str:
 
 def _number(text: str, *, label: str, line: int, path: str) -> float:
     try:
-        return float(text)
+        number = float(text)
     except ValueError:
         raise ParseError(path, f"'{label}' is {text!r}, not a number", line=line) from None
+    if not math.isfinite(number):
+        raise ParseError(path, f"'{label}' is {text!r}, not a finite number", line=line)
+    return number

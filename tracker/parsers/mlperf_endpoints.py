@@ -61,6 +61,7 @@ SUMMARY_NAME = "result_summary.json"
 POINT_NAME = "point.yaml"
 SYSTEM_NAME = "system_desc.json"
 _NS_TO_MS = MS_PER_UNIT["ns"]
+_MAX_COUNT = 2**31 - 1  # counts are INTEGER columns
 _BLOCKS = {"ttft": "ttft", "tpot": "tpot", "latency": "e2e_latency"}
 _LENGTHS = {"output_sequence_lengths": "osl", "input_sequence_lengths": "isl"}
 _SOFTWARE_KEYS = (
@@ -89,8 +90,8 @@ def parse_endpoints_point(
     )
     duration_ns = get_number(doc, "duration_ns", path=summary_path, field="duration_ns")
     assert completed is not None and duration_ns is not None
-    if duration_ns <= 0:
-        raise ParseError(summary_path, f"field 'duration_ns' is {duration_ns!r}, expected > 0")
+    if duration_ns < 1:  # below a nanosecond, the rates divided by it overflow
+        raise ParseError(summary_path, f"field 'duration_ns' is {duration_ns!r}, expected ≥ 1")
     duration_s = duration_ns / 1e9
     result = ServingPoint(
         tool=_tool(doc),
@@ -184,6 +185,8 @@ def _apply_point(
 ) -> None:
     if required:
         concurrency = get_int(point, "concurrency", path=path, field="concurrency")
+        if concurrency is not None and concurrency < 0:
+            raise ParseError(path, f"field 'concurrency' is {concurrency}, expected ≥ 0")
         result.concurrency = float(concurrency) if concurrency is not None else None
     settings = point.get("runtime_settings")
     pattern = settings.get("load_pattern") if isinstance(settings, Mapping) else None
@@ -267,11 +270,14 @@ def _count(value: object, default: int, *, path: str, field: str) -> int:
     """Counts are ints or strings of ints in real system descriptions; missing → ``default``."""
     if value is None:
         return default
-    if isinstance(value, str) and value.strip().isdigit():
-        return int(value.strip())
-    if is_number(value) and float(value).is_integer():
-        return int(value)
-    raise ParseError(path, f"field '{field}' is {value!r}, expected a whole number")
+    count = None
+    if isinstance(value, str) and value.strip().isascii() and value.strip().isdigit():
+        count = int(value.strip()) if len(value.strip()) < 18 else None
+    elif is_number(value) and float(value).is_integer():
+        count = int(value)
+    if count is None or not 0 <= count <= _MAX_COUNT:
+        raise ParseError(path, f"field '{field}' is {value!r}, expected a whole number ≥ 0")
+    return count
 
 
 def looks_like_viz_bundle(doc: object) -> bool:
@@ -289,7 +295,7 @@ def parse_viz_bundle(data: bytes, *, path: str) -> list[ParsedResult]:
     submissions = {
         s.get("id"): s.get("combined_submission", {})
         for s in get_sequence(doc, "submissions", path=path, field="submissions", required=False)
-        if isinstance(s, Mapping)
+        if isinstance(s, Mapping) and isinstance(s.get("id"), str | int | float | None)
     }
     results: list[ParsedResult] = []
     for index, run in enumerate(get_sequence(doc, "runs", path=path, field="runs")):
@@ -312,8 +318,10 @@ def _bundle_run(
         direct, "concurrency", path=path, field=f"{field}.run.direct_fields.concurrency"
     )
     assert tps is not None and concurrency is not None
-    submission = submissions.get(run.get("submission_id"), {})
+    key = run.get("submission_id")
+    submission = submissions.get(key, {}) if isinstance(key, str | int | float | None) else {}
     model = submission.get("model_metadata", {}) if isinstance(submission, Mapping) else {}
+    model = model if isinstance(model, Mapping) else {}
     datasets = submission.get("datasets_metadata", {}) if isinstance(submission, Mapping) else {}
     point = ServingPoint(
         tool="mlperf-viz bundle",

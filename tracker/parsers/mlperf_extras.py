@@ -15,6 +15,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping, Sequence
 from datetime import datetime
@@ -133,9 +134,11 @@ def parse_accuracy(data: bytes, *, path: str, model: str) -> dict[str, float]:
             match = _PATTERNS[key].match(line)
             if match:
                 try:
-                    found[f"accuracy_{key.lower()}"] = float(match.group(1))
+                    number = float(match.group(1))
                 except ValueError:
                     continue
+                if math.isfinite(number):  # hundreds of digits overflow to inf
+                    found[f"accuracy_{key.lower()}"] = number
     return found
 
 
@@ -231,9 +234,10 @@ def parse_power_samples(data: bytes, *, path: str) -> list[tuple[bytes, float]]:
                 key = s[6:10] + s[:2] + s[3:5] + s[11:13] + s[14:16] + s[17:19] + s[20:] + b"000"
             else:
                 key = _sortable(s) or b""
-            if not key.isdigit():
+            watts = float(fields[3])
+            if not key.isdigit() or not math.isfinite(watts):
                 raise ValueError(s)
-            samples.append((key, float(fields[3])))
+            samples.append((key, watts))
         except (IndexError, ValueError):
             number = data[: data.find(line)].count(b"\n") + 1
             raise ParseError(path, "not a power sample line", line=number) from None
@@ -265,9 +269,15 @@ def power_metric(
         return None
     average = sum(watts) / len(watts)
     if scenario in ("Offline", "Server", "Interactive"):
-        return "power_w", average
-    if not query_count:
+        return _finite("power_w", average, path)
+    if not query_count or query_count < 0:
         raise ParseError(path, "no 'result_query_count' to turn power into energy per query")
     per_query = 8 if (scenario, loadgen_scenario) == ("MultiStream", "SingleStream") else 1
     energy = average * (stop - start).total_seconds() * per_query * 1000 / query_count
-    return "energy_per_query_mj", energy
+    return _finite("energy_per_query_mj", energy, path)
+
+
+def _finite(name: str, value: float, path: str) -> tuple[str, float]:
+    if not math.isfinite(value):  # samples near the largest double overflow their sum
+        raise ParseError(path, f"the power samples give {name} {value}: out of range")
+    return name, value

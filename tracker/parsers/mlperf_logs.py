@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from functools import cache
+from functools import lru_cache
 
 from tracker.parsers.loadgen import Entry, parse_summary_log
 
@@ -52,7 +52,7 @@ _UNUSED = frozenset(  # text nobody reads, and result_token_throughput is garbag
 )
 
 
-@cache
+@lru_cache(maxsize=4096)  # bounded: a malformed log may hold any number of keys
 def keep_detail_key(key: str) -> bool:
     """Whether a detail-log key matters to the primary metric, validity or extras."""
     return key in _KEPT_KEYS or (key.startswith(_KEPT_PREFIXES) and key not in _UNUSED)
@@ -139,7 +139,7 @@ def summary_as_detail(data: bytes, *, path: str) -> dict[str, Entry]:
     return detail
 
 
-@cache
+@lru_cache(maxsize=4096)
 def _detail_key(label: str, *, multistream: bool) -> str | None:
     if label in _LABELS:
         return _LABELS[label]

@@ -23,6 +23,7 @@ has a direction; the official table's unit label is kept beside it by the reader
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -193,7 +194,7 @@ def folder_scenario(name: str) -> str | None:
 
 def round_key(label: str) -> tuple[int, int]:
     """``"v5.1"`` → ``(5, 1)``; an unreadable label sorts as the newest round."""
-    match = re.fullmatch(r"v?(\d+)\.(\d+)(?:\.\d+)?", label.strip())
+    match = re.fullmatch(r"v?(\d{1,9})\.(\d{1,9})(?:\.\d+)?", label.strip())
     return (int(match.group(1)), int(match.group(2))) if match else (999, 0)
 
 
@@ -264,6 +265,12 @@ def primary_metric(
             if model in _SECONDS_MODELS and metric is P90_LATENCY_MS:
                 value, metric = value / _MS_PER_S, P90_LATENCY_S
     entry = log.get(key)
+    if not (math.isfinite(value) and value >= 0):
+        raise ParseError(
+            path,
+            f"'{key}' gives {value!r} {metric.unit}, not a result ≥ 0",
+            line=entry.line if entry is not None else None,
+        )
     return PrimaryMetric(
         metric=metric,
         value=value,

@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from tracker.errors import ParseError
+from tracker.parsers.json_fields import check_nesting
 from tracker.records import SystemRecord
 
 __all__ = ["SystemDescription", "clean_accelerator", "parse_system_json", "total_accelerators"]
@@ -30,7 +31,8 @@ _AVAILABILITY = {
     "available cloud": "available",
 }
 _NO_ACCELERATOR = frozenset({"", "n/a", "na", "none", "-", "cpu"})
-_COUNT_MARK = re.compile(r"\(\s*x\s*(\d+)\s*\)", re.IGNORECASE)
+_COUNT_MARK = re.compile(r"\(\s*x\s*(\d{1,7})\s*\)", re.IGNORECASE)
+_MAX_COUNT = 2**31 - 1  # counts are INTEGER columns
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +59,7 @@ def parse_system_json(
         document = json.loads(text)
     except (UnicodeDecodeError, ValueError, RecursionError) as error:
         raise ParseError(path, f"not a valid system description JSON ({error})") from None
+    check_nesting(document, path=path)
     if not isinstance(document, dict):
         raise ParseError(path, "a system description must be a JSON object")
     per_node = _count(document, "accelerators_per_node", path)
@@ -95,16 +98,20 @@ def _count(document: Mapping[str, object], key: str, path: str) -> int | None:
     value = document.get(key)
     if value is None or isinstance(value, bool):
         return None
+    if isinstance(value, dict | list):
+        raise ParseError(path, f"'{key}' is not a count; fix the system description")
+    count = None
     if isinstance(value, int):
-        return value
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    match = re.match(r"\s*(\d+)", str(value))
-    if match:
-        return int(match.group(1))
-    if str(value).strip().lower() in ("", "n/a", "na", "-"):
+        count = value
+    elif isinstance(value, float) and value.is_integer():
+        count = int(value)
+    elif match := re.match(r"\s*(\d{1,10})(?!\d)", str(value)):
+        count = int(match.group(1))
+    elif str(value).strip().lower() in ("", "n/a", "na", "-"):
         return None
-    raise ParseError(path, f"'{key}' is {value!r}, not a count; fix the system description")
+    if count is None or not 0 <= count <= _MAX_COUNT:
+        raise ParseError(path, f"'{key}' is {value!r}, not a count; fix the system description")
+    return count
 
 
 def clean_accelerator(name: str | None) -> str | None:
@@ -117,12 +124,15 @@ def clean_accelerator(name: str | None) -> str | None:
 def total_accelerators(
     accelerator: str | None, nodes: int | None, per_node: int | None
 ) -> int | None:
-    """``nodes × per node``, unless the accelerator string counts them itself."""
+    """``nodes × per node``, unless the accelerator string counts them itself.
+
+    ``None`` when unknown, or beyond what a count can be.
+    """
     marked = sum(int(mark) for mark in _COUNT_MARK.findall(accelerator or ""))
     product = None if nodes is None or per_node is None else nodes * per_node
     if marked and not (marked == per_node and product is not None):
-        return marked  # "(x16), (x8)" or "(x87)" on 11 x 8 nodes: the string knows better
-    return product
+        product = marked  # "(x16), (x8)" or "(x87)" on 11 x 8 nodes: the string knows better
+    return product if product is None or 0 <= product <= _MAX_COUNT else None
 
 
 def _availability(document: Mapping[str, object]) -> str | None:

@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 from tracker.errors import ParseError
+from tracker.parsers.json_fields import check_nesting
 
 __all__ = [
     "TableRow",
@@ -33,6 +34,7 @@ __all__ = [
 _POWER_UNITS = frozenset({"watts", "millijoules"})
 _LOCATION = re.compile(r"(?:^|/)((?:closed|open|network)/[^/]+/results/.+)$")
 _RUN_FOLDER = re.compile(r"/performance/run_\d+$")
+_MAX_COUNT = 2**31 - 1  # counts are INTEGER columns
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,6 +91,7 @@ def parse_results_table(data: bytes, *, path: str) -> TableRows:
         document = json.loads(data.decode("utf-8-sig"))
     except (UnicodeDecodeError, ValueError, RecursionError) as error:
         raise ParseError(path, f"not a valid results table JSON ({error})") from None
+    check_nesting(document, path=path)
     if isinstance(document, dict) and all(isinstance(v, dict) for v in document.values()):
         raw = [document[k] for k in sorted(document, key=_numeric_key)]
         return _rows([_from_csv_columns(r) for r in raw], path=path, merge_power=True)
@@ -111,7 +114,8 @@ def looks_like_results_table(data: bytes) -> bool:
 
 
 def _numeric_key(key: str) -> tuple[int, str]:
-    return (int(key), key) if key.isdigit() else (1 << 62, key)
+    numeric = key.isascii() and key.isdigit() and len(key) < 18
+    return (int(key), key) if numeric else (1 << 62, key)
 
 
 _CSV_COLUMNS = {
@@ -233,8 +237,12 @@ def _float(row: Mapping[str, object], key: str, number: int, path: str) -> float
         number_value = float(value)
     except ValueError:
         raise ParseError(path, f"row {number}: '{key}' is {value!r}, not a number") from None
+    except OverflowError:  # a whole number beyond the range of a double
+        number_value = float("inf")
     if number_value != number_value or abs(number_value) == float("inf"):
         raise ParseError(path, f"row {number}: '{key}' is {value!r}, not a finite number")
+    if number_value < 0:
+        raise ParseError(path, f"row {number}: '{key}' is {value!r}, a negative result")
     return number_value
 
 
@@ -243,6 +251,7 @@ def _count(row: Mapping[str, object], key: str) -> int | None:
     if isinstance(value, bool):
         return None
     if isinstance(value, int):
-        return value
-    match = re.fullmatch(r"\s*(\d+)(?:\.0+)?\s*", str(value)) if value is not None else None
-    return int(match.group(1)) if match else None
+        return value if 0 <= value <= _MAX_COUNT else None
+    match = re.fullmatch(r"\s*(\d{1,10})(?:\.0+)?\s*", str(value)) if value is not None else None
+    count = int(match.group(1)) if match else None
+    return count if count is None or count <= _MAX_COUNT else None

@@ -73,9 +73,11 @@ a software gain of the same series. The model is the benchmark when
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
+from tracker.errors import ParseError
 from tracker.records import ExtraValue, MetricRecord, ParsedResult
 
 __all__ = [
@@ -112,6 +114,7 @@ MS_PER_UNIT: Mapping[str, float] = {"ms": 1.0, "sec": 1e3, "s": 1e3, "us": 1e-3,
 """Milliseconds per one of each time unit the tools write."""
 
 _RATES_PER_ACCELERATOR = ("output_tokens_per_s", "total_tokens_per_s", "input_tokens_per_s")
+_MAX_COUNT = 2**31 - 1  # accelerator counts are INTEGER columns
 _STAT_ALIASES = {"avg": "mean", "average": "mean", "median": "p50", "std_dev": "std"}
 
 
@@ -182,11 +185,18 @@ def _point_label(point: ServingPoint) -> str:
 
 
 def point_results(point: ServingPoint) -> list[ParsedResult]:
-    """The results of one point: output tokens/s, and per accelerator when the count is known."""
+    """The results of one point: output tokens/s, and per accelerator when the count is known.
+
+    A throughput, concurrency or request rate that is not a finite number ≥ 0,
+    or an accelerator count below 1, is a ParseError; secondary values that are
+    not finite (NaN written for a statistic without samples, an overflow) are left out.
+    """
+    _check_point(point)
     curve = curve_workload(point)
     label = _point_label(point)
     workload = "/".join(part for part in (curve, label) if part)
     extra = {**point.extra, **_canonical_extra(point, curve)}
+    extra = {k: v for k, v in extra.items() if not isinstance(v, float) or math.isfinite(v)}
     extra.pop("accelerators_total", None)  # set with the per-accelerator figures below
     primary = ParsedResult(
         scenario=point.load_mode,
@@ -203,6 +213,27 @@ def point_results(point: ServingPoint) -> list[ParsedResult]:
     if point.accelerators_total is None:
         return [primary]
     return with_accelerators([primary], point.accelerators_total)
+
+
+def _check_point(point: ServingPoint) -> None:
+    for name, value in (
+        ("output tokens/s", point.output_tokens_per_s),
+        ("concurrency", point.concurrency),
+        ("request rate", point.request_rate_per_s),
+    ):
+        if value is not None and not (math.isfinite(value) and value >= 0):
+            raise ParseError(
+                point.artifact_path,
+                f"the {name} is {value!r}, expected a finite number ≥ 0 (a damaged file?)",
+                line=point.line,
+            )
+    count = point.accelerators_total
+    if count is not None and not 0 < count <= _MAX_COUNT:
+        raise ParseError(
+            point.artifact_path,
+            f"the accelerator count is {count!r}, expected a whole number ≥ 1 (a damaged file?)",
+            line=point.line,
+        )
 
 
 def _canonical_extra(point: ServingPoint, curve: str) -> dict[str, ExtraValue]:

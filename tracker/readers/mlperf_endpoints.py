@@ -20,6 +20,7 @@ from typing import Any
 import yaml
 
 from tracker.errors import ConfigError, ParseError
+from tracker.parsers.json_fields import check_nesting
 from tracker.parsers.mlperf_endpoints import (
     POINT_NAME,
     SUMMARY_NAME,
@@ -147,7 +148,12 @@ class _Parser:
 
 
 def decode_yaml(data: bytes, *, path: str) -> Mapping[str, Any]:
-    """A YAML mapping (safe loader); malformed YAML names its line."""
+    """A YAML mapping (safe loader); malformed YAML names its line.
+
+    A value the loader cannot build (a date such as ``2024-13-01``, an integer
+    of more than 4300 digits), nesting too deep for it, and aliases that nest
+    or multiply the document beyond its size are malformed too.
+    """
     try:
         doc = yaml.safe_load(data)
     except yaml.YAMLError as error:
@@ -155,6 +161,12 @@ def decode_yaml(data: bytes, *, path: str) -> Mapping[str, Any]:
         problem = getattr(error, "problem", None) or "malformed"
         line = mark.line + 1 if mark is not None else None
         raise ParseError(path, f"not valid YAML ({problem})", line=line) from None
+    except ValueError as error:  # a date such as 2024-13-01; an integer too long for int()
+        problem = "a number too long" if "integer string" in str(error) else str(error)
+        raise ParseError(path, f"not valid YAML ({problem})") from None
+    except RecursionError:
+        raise ParseError(path, "not valid YAML (nested too deeply)") from None
     if not isinstance(doc, Mapping):
         raise ParseError(path, "not a YAML mapping of point settings")
+    check_nesting(doc, path=path, max_values=2 * len(data) + 16)
     return doc

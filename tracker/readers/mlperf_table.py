@@ -13,6 +13,7 @@ that cannot be the metric's (a latency for a throughput) is an error.
 
 from __future__ import annotations
 
+import math
 import re
 
 from tracker.errors import ConfigError, ParseError
@@ -182,5 +183,7 @@ def _accuracy(text: str | None) -> dict[str, ExtraValue]:
     """``"ROUGE1: 44.45  TOKENS_PER_SAMPLE: 301.1"`` → ``accuracy_rouge1``, ..."""
     found: dict[str, ExtraValue] = {}
     for name, value in _ACCURACY_ITEM.findall(text or ""):
-        found[f"accuracy_{name.lower()}"] = float(value)
+        number = float(value)
+        if math.isfinite(number):  # "1e999" or hundreds of digits overflow to inf
+            found[f"accuracy_{name.lower()}"] = number
     return found
