@@ -19,9 +19,12 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from tracker.trail import Trail
+
 __all__ = ["Snapshot", "SnapshotCache", "snapshot_key"]
 
-_UNSAFE = frozenset("\t\n\r")
+_FORMAT = 2
+"""Line 1: the head (JSON); then one line per signature, then one line per path, in order."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,7 +35,7 @@ class Snapshot:
     kind: str
     runs_found: int
     results: int
-    trail: tuple[tuple[str, str], ...]
+    trail: tuple[tuple[str, str], ...] | Trail
 
 
 def snapshot_key(*parts: str | None) -> str:
@@ -47,49 +50,55 @@ class SnapshotCache:
         self.folder = cache_dir / "snapshots"
 
     def load(self, key: str) -> Snapshot | None:
-        """The snapshot saved under ``key``; ``None`` if there is none or it is damaged."""
+        """The snapshot saved under ``key``; ``None`` if there is none or it is damaged.
+
+        Read with bytes methods only, never line by line (a trail may have
+        100,000s of entries and this is most of an unchanged re-ingest).
+        """
         try:
-            text = (self.folder / key).read_text(encoding="utf-8")
-            head, _, body = text.partition("\n")
+            head, _newline, body = (self.folder / key).read_bytes().partition(b"\n")
             meta = json.loads(head)
-            trail = _decode_trail(body)
+            count, width = int(meta["entries"]), int(meta["signature_bytes"])
+            if meta["format"] != _FORMAT or body[width : width + 1] != b"\n" or body[-1:] != b"\n":
+                return None
+            paths = body[width + 1 : -1].split(b"\n") if count else []
+            if len(paths) != count:
+                return None
             return Snapshot(
                 identity_sha256=str(meta["identity"]),
                 kind=str(meta["kind"]),
                 runs_found=int(meta["runs_found"]),
                 results=int(meta["results"]),
-                trail=trail,
+                trail=Trail(paths, body[:width]),
             )
         except (OSError, ValueError, KeyError, TypeError):
             return None
 
     def save(self, key: str, snapshot: Snapshot) -> None:
         """Save ``snapshot`` atomically (a failure to write is ignored: it is only a cache)."""
+        try:
+            trail = (
+                snapshot.trail if isinstance(snapshot.trail, Trail) else Trail.of(snapshot.trail)
+            )
+        except ValueError:  # also a name that is not text in the file-system encoding
+            return  # a signature the line format cannot hold: do without a snapshot
+        paths = b"\n".join(trail.paths)
+        if paths.count(b"\n") != max(len(trail) - 1, 0):
+            return  # a name the line format cannot hold
         head = {
+            "format": _FORMAT,
             "identity": snapshot.identity_sha256,
             "kind": snapshot.kind,
             "runs_found": snapshot.runs_found,
             "results": snapshot.results,
+            "entries": len(trail),
+            "signature_bytes": len(trail.signature_text),
         }
-        if any(_UNSAFE & set(path) for path, _signature in snapshot.trail):
-            return  # a name the line format cannot hold: do without a snapshot
-        lines = [json.dumps(head, sort_keys=True), *_encode_trail(snapshot.trail)]
+        data = b"\n".join([json.dumps(head, sort_keys=True).encode(), trail.signature_text, paths])
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
             temporary = self.folder / f".{key}.tmp"
-            temporary.write_text("\n".join(lines) + "\n", encoding="utf-8")
+            temporary.write_bytes(data + b"\n")
             os.replace(temporary, self.folder / key)
         except OSError:
             return
-
-
-def _encode_trail(trail: tuple[tuple[str, str], ...]) -> list[str]:
-    """One ``signature<TAB>path`` line per entry."""
-    return [f"{signature}\t{path}" for path, signature in trail]
-
-
-def _decode_trail(body: str) -> tuple[tuple[str, str], ...]:
-    parts = [line.partition("\t") for line in body.splitlines()]
-    if not all(separator for _signature, separator, _path in parts):
-        raise ValueError("not a trail")
-    return tuple((path, signature) for signature, _separator, path in parts)

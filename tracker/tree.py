@@ -20,11 +20,11 @@ import os
 from collections.abc import Iterable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
-from stat import S_ISDIR
 from typing import IO, Protocol
 
 from tracker.errors import ParseError
 from tracker.records import ArtifactRecord
+from tracker.trail import ABSENT, Trail, dir_signature, file_signature, signature, signatures
 
 __all__ = ["BufferedLines", "FileTree", "FolderTree", "SourceTree", "content_sha256"]
 
@@ -88,7 +88,6 @@ class SourceTree(Protocol):
         ...
 
 
-_ABSENT = "-"
 _CHUNK = 1 << 20
 _WHOLE_FILE_LIMIT = 8 << 20
 """Files up to this size are read at once; bigger ones are streamed line by line."""
@@ -120,29 +119,16 @@ class BufferedLines:
         return self.buffer[start : self._position]
 
 
-def _file_signature(stat: os.stat_result) -> str:
-    return f"f{stat.st_size}:{stat.st_mtime_ns}:{stat.st_ctime_ns}:{stat.st_ino}"
-
-
-def _dir_signature(stat: os.stat_result) -> str:
-    return f"d{stat.st_mtime_ns}:{stat.st_ctime_ns}:{stat.st_ino}"
-
-
-def _signature(full_path: str) -> str:
-    try:
-        stat = os.stat(full_path)
-    except OSError:
-        return _ABSENT
-    return _dir_signature(stat) if S_ISDIR(stat.st_mode) else _file_signature(stat)
-
-
 class FolderTree:
     """A local folder as a source tree."""
 
     def __init__(self, root: Path, *, location: str | None = None) -> None:
         self.root = root
         self._root_text = str(root)
+        self._prefix = os.path.join(self._root_text, "")
+        """The root with a trailing separator: a path is ``_prefix + relative path``."""
         self.location = location if location is not None else str(root)
+        self._shown_prefix = os.path.join(self.location, "")
         self._read: dict[str, ArtifactRecord] = {}
         self._files: list[str] | None = None
         self._trail: dict[str, str] = {}
@@ -166,18 +152,24 @@ class FolderTree:
 
     def _scan(self, folder: str) -> tuple[list[str], list[str]]:
         """List ``folder`` ("" or ending in "/"), recording its signature in the trail."""
-        full = os.path.join(self._root_text, folder)
+        full = self._prefix + folder
         try:
             stat = os.stat(full)
-            entries = list(os.scandir(full))
+            with os.scandir(full) as listing:
+                entries = list(listing)
         except OSError:
-            self._trail[folder or "./"] = _ABSENT
+            self._trail.setdefault(folder or "./", ABSENT)
             return [], []
-        self._trail[folder or "./"] = _dir_signature(stat)
-        dirs = sorted(e.name for e in entries if e.is_dir(follow_symlinks=False))
-        files = sorted(
-            e.name for e in entries if not e.is_dir(follow_symlinks=False) and e.is_file()
-        )
+        self._trail.setdefault(folder or "./", dir_signature(stat))  # the earliest one counts
+        dirs: list[str] = []
+        files: list[str] = []
+        for entry in entries:  # one pass: listing folders is most of a big tree's walk
+            if entry.is_dir(follow_symlinks=False):
+                dirs.append(entry.name)
+            elif entry.is_file():
+                files.append(entry.name)
+        dirs.sort()
+        files.sort()
         return dirs, files
 
     def list_dir(self, path: str) -> tuple[list[str], list[str]]:
@@ -189,9 +181,21 @@ class FolderTree:
     def exists(self, path: str) -> bool:
         if self._files is not None:
             return path in self._files
-        signature = _signature(os.path.join(self.root, path))
-        self._trail.setdefault(path, signature)
-        return signature.startswith("f")
+        found = signature(self._prefix + path)
+        if found == ABSENT:
+            # A file that is not there is vouched for by its folder's signature, which
+            # changes when a file is created in it: one entry for all the probes of a
+            # folder (a round probes two per TEST01 folder). The folder's signature must
+            # predate the answer, hence a second look when it is taken only now.
+            head, _slash, _name = path.rpartition("/")
+            folder = f"{head}/" if head else "./"
+            if folder not in self._trail:
+                self._trail[folder] = signature(self._prefix + folder)
+                found = signature(self._prefix + path)
+            if found == ABSENT:
+                return False
+        self._trail.setdefault(path, found)
+        return found.startswith("f")
 
     def read_order(self, paths: Iterable[str]) -> list[str]:
         return list(paths)
@@ -200,19 +204,13 @@ class FolderTree:
         return tuple(sorted(self._trail.items()))
 
     def trail_matches(self, trail: Iterable[tuple[str, str]]) -> bool:
-        prefix = os.path.join(self._root_text, "")
-        stat = os.stat
-        for path, signature in trail:  # one stat per entry: this is the whole re-ingest
+        if not isinstance(trail, Trail):
             try:
-                found = stat(prefix if path == "./" else prefix + path)
-            except OSError:
-                if signature != _ABSENT:
-                    return False
-                continue
-            is_dir = S_ISDIR(found.st_mode)
-            if signature != (_dir_signature(found) if is_dir else _file_signature(found)):
+                trail = Trail.of(trail)
+            except ValueError:  # a name no file can have here
                 return False
-        return True
+        now = "\n".join(signatures(self._prefix, trail.paths))
+        return now.encode() == trail.signature_text
 
     def _path(self, path: str) -> Path:
         return self.root / path
@@ -220,31 +218,36 @@ class FolderTree:
     def _read_small(self, path: str) -> bytes | None:
         """The whole file when it is small enough to hold (``None`` for a big one).
 
-        One ``open``/``fstat``/``read`` and no buffering layer: reading many
-        small files is what ingesting a tree of results spends its time on.
+        One ``open``/``fstat``/``read``/``close`` and no buffering layer or
+        copy: reading many small files is what ingesting a tree of results
+        spends its time on (and each system call is dear in a virtual machine).
         """
         try:
-            fd = os.open(os.path.join(self._root_text, path), os.O_RDONLY)
+            fd = os.open(self._prefix + path, os.O_RDONLY)
         except OSError as error:
             raise ParseError(self.shown_path(path), f"cannot read ({error.strerror})") from None
         try:
             stat = os.fstat(fd)
-            self._trail[path] = _file_signature(stat)
-            if stat.st_size > _WHOLE_FILE_LIMIT:
+            self._trail[path] = file_signature(stat)
+            size = stat.st_size
+            if size > _WHOLE_FILE_LIMIT:
                 return None
-            chunks = [os.read(fd, stat.st_size + 1)]
-            while chunks[-1]:
-                chunks.append(os.read(fd, _CHUNK))
+            data = os.read(fd, size + 1)
+            if len(data) != size:  # it grew or shrank since fstat: read to the end
+                chunks = [data]
+                while chunks[-1]:
+                    chunks.append(os.read(fd, _CHUNK))
+                data = b"".join(chunks)
         except OSError as error:
             raise ParseError(self.shown_path(path), f"cannot read ({error.strerror})") from None
         finally:
             os.close(fd)
-        return b"".join(chunks)
+        return data
 
     def _open(self, path: str) -> IO[bytes]:
         try:
             stream = self._path(path).open("rb")
-            self._trail[path] = _file_signature(os.fstat(stream.fileno()))
+            self._trail[path] = file_signature(os.fstat(stream.fileno()))
         except OSError as error:
             raise ParseError(self.shown_path(path), f"cannot read ({error.strerror})") from None
         return stream
@@ -288,7 +291,9 @@ class FolderTree:
         return tuple(self._read[p] for p in sorted(self._read))
 
     def shown_path(self, path: str) -> str:
-        return os.path.join(self.location, path)
+        if path.startswith("/"):  # as os.path.join: an absolute path stands alone
+            return path
+        return self._shown_prefix + path  # called for every file parsed, to name it in errors
 
 
 def _listing(files: Iterable[str], folder: str) -> tuple[list[str], list[str]]:

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from functools import cache
+from functools import lru_cache
 
 from tracker.errors import ParseError
 from tracker.parsers.loadgen_detail import Entry, parse_detail_log
@@ -173,7 +173,7 @@ def _from_detail(
     validity = _entry_value(detail, "result_validity")
     if validity not in ("VALID", "INVALID"):
         raise ParseError(path, f"'result_validity' is {validity!r}, expected VALID or INVALID")
-    value = entry_number(detail[found], key=found, path=path) / divisor
+    value = _primary_number(detail[found], key=found, path=path) / divisor
     extra = detail_extras(detail, primary_key=found, path=path)
     return [
         ParsedResult(
@@ -202,11 +202,22 @@ def entry_number(entry: Entry, *, key: str, path: str) -> float:
         number = float(value)
     except ValueError:
         raise ParseError(path, f"'{key}' is {value!r}, not a number", line=entry.line) from None
+    except OverflowError:  # a whole number beyond the range of a double
+        number = float("inf")
     if number != number or number in (float("inf"), float("-inf")):
         raise ParseError(path, f"'{key}' is {value!r}, not a finite number", line=entry.line)
     return number
 
 
+def _primary_number(entry: Entry, *, key: str, path: str) -> float:
+    number = entry_number(entry, key=key, path=path)
+    if number < 0:
+        raise ParseError(path, f"'{key}' is {entry.value!r}, a negative result", line=entry.line)
+    return number
+
+
+_FINITE_INT = 2**1023
+"""Whole numbers below this in size are finite as floats."""
 _PCT = r"(\d+\.\d+)"
 _DETAIL_EXTRA_PATTERNS: tuple[tuple[re.Pattern[str], str, float], ...] = tuple(
     (re.compile(pattern), name, divisor)
@@ -271,14 +282,22 @@ def detail_extras(
                 extra[_DETAIL_EXTRA_TEXT[key]] = _clean_scalar(entry.value)
             continue
         named = _extra_name(key)
-        if named is not None and not isinstance(entry.value, bool):
+        value = entry.value
+        if named is not None and not isinstance(value, bool):
             name, divisor = named
-            number = entry_number(entry, key=key, path=path) / divisor
-            extra[name] = int(number) if isinstance(entry.value, int) and divisor == 1 else number
+            # The common cases, spared a call per value: float(value) / divisor is
+            # entry_number's answer for a finite float and a whole number of this size.
+            if type(value) is float and value - value == 0:
+                number = value / divisor
+            elif type(value) is int and -_FINITE_INT < value < _FINITE_INT:
+                number = value / divisor
+            else:
+                number = entry_number(entry, key=key, path=path) / divisor
+            extra[name] = int(number) if isinstance(value, int) and divisor == 1 else number
     return dict(sorted(extra.items()))
 
 
-@cache
+@lru_cache(maxsize=4096)  # bounded: a malformed log may hold any number of keys
 def _extra_name(key: str) -> tuple[str, float] | None:
     if key in _DETAIL_EXTRA_KEYS:
         return _DETAIL_EXTRA_KEYS[key]
@@ -371,7 +390,7 @@ def _from_summary(
         ParsedResult(
             scenario=scenario,
             metric=metric,
-            value=entry_number(fields[found], key=found, path=path) / divisor,
+            value=_primary_number(fields[found], key=found, path=path) / divisor,
             is_valid=validity.value == "VALID",
             artifact_path=path,
             line=fields[found].line,

@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from tracker.errors import ParseError
+from tracker.parsers.json_fields import check_nesting
 
 __all__ = ["Entry", "parse_detail_log"]
 
@@ -62,11 +63,12 @@ def parse_detail_log(
 class _DetailEvents:
     """The events of one detail log, taken one line at a time."""
 
-    __slots__ = ("found", "keep", "path", "seen")
+    __slots__ = ("found", "keep", "names", "path", "seen")
 
     def __init__(self, path: str, keep: Callable[[str], bool] | None) -> None:
         self.found: dict[str, Entry] = {}
         self.keep = keep
+        self.names = _names(keep)
         self.path = path
         self.seen = False
 
@@ -77,14 +79,26 @@ class _DetailEvents:
             and (self.keep is None or self.keep(key))
         )
 
+    def _name(self, raw: bytes) -> str | None:
+        """The key ``raw`` names, ``None`` when it is never wanted (remembered, up to a bound)."""
+        key = raw.decode("utf-8", "replace")
+        name = key if key not in _SKIPPED_KEYS and (self.keep is None or self.keep(key)) else None
+        if len(self.names) < _MAX_NAMES:
+            self.names[raw] = name
+        return name
+
     def take(self, data: bytes, start: int, end: int, number: int) -> None:
         """The line ``data[start:end]``: an event in LoadGen's layout is read in place."""
         if data.startswith(_KEY_HEAD, start, end):
             self.seen = True
             quote = data.find(b'"', start + len(_KEY_HEAD), end)
             if quote > 0 and data.startswith(_VALUE_HEAD, quote, end):
-                key = data[start + len(_KEY_HEAD) : quote].decode("utf-8", "replace")
-                if not self._wanted(key):
+                raw = data[start + len(_KEY_HEAD) : quote]
+                try:
+                    key = self.names[raw]
+                except KeyError:  # not seen yet in any log: decode and judge it once
+                    key = self._name(raw)
+                if key is None or key in self.found:
                     return
                 value = _fast_value(data, quote + len(_VALUE_HEAD), end)
                 if value is not _NO_VALUE:
@@ -110,6 +124,18 @@ _VALUE_HEAD = b'", "value": '
 _TIME_HEAD = b', "time_ms": '
 _NO_VALUE = object()
 _JSON_NUMBER = re.compile(rb"-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?")
+_PLAIN_STRING = re.compile(rb'"([^"\\\x00-\x1f]*)"')
+"""A JSON string without escapes or control characters: its bytes are its text."""
+_LITERALS = {b"true": True, b"false": False, b"null": None}
+_MAX_NAMES = 4096
+_NAMES: dict[Callable[[str], bool] | None, dict[bytes, str | None]] = {}
+
+
+def _names(keep: Callable[[str], bool] | None) -> dict[bytes, str | None]:
+    """The keys already judged under ``keep``: LoadGen logs share their ~100 keys."""
+    if keep not in _NAMES and len(_NAMES) >= 8:
+        _NAMES.clear()  # many different filters (none in the tracker itself): start again
+    return _NAMES.setdefault(keep, {})
 
 
 def _fast_value(data: bytes, start: int, end: int) -> object:
@@ -122,14 +148,22 @@ def _fast_value(data: bytes, start: int, end: int) -> object:
     tail = data.rfind(_TIME_HEAD, start, end)
     if tail < 0 or data.rfind(b"}}", tail, end) < 0:
         return _NO_VALUE
-    number = _JSON_NUMBER.fullmatch(data, start, tail)
-    if number is not None:
-        text = data[start:tail]
-        return float(text) if number.group(1) or number.group(2) else int(text)
+    text = data[start:tail]
     try:
-        return json.loads(data[start:tail])
-    except (ValueError, RecursionError):
+        if text.isdigit() and (text[0] != 48 or len(text) == 1):  # no leading zero (48: "0")
+            return int(text)  # the common case, without the regular expression
+        if text in _LITERALS:
+            return _LITERALS[text]
+        plain = _PLAIN_STRING.fullmatch(text)
+        if plain is not None:
+            return plain.group(1).decode("utf-8", "surrogatepass")  # as json.loads decodes
+        number = _JSON_NUMBER.fullmatch(text)
+        if number is not None:
+            return float(text) if number.group(1) or number.group(2) else int(text)
+        value = json.loads(text)
+    except (ValueError, RecursionError):  # ValueError: also an int of over 4300 digits
         return _NO_VALUE
+    return _NO_VALUE if isinstance(value, list | dict) else value  # nesting is checked in full
 
 
 def _decode_event(line: bytes, *, path: str, number: int) -> tuple[str, object]:
@@ -139,4 +173,5 @@ def _decode_event(line: bytes, *, path: str, number: int) -> tuple[str, object]:
         raise ParseError(path, f"event is not valid JSON ({error})", line=number) from None
     if not isinstance(event, dict) or not isinstance(event.get("key"), str):
         raise ParseError(path, "event has no 'key' string", line=number)
+    check_nesting(event, path=path, line=number)
     return event["key"], event.get("value")

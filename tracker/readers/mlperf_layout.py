@@ -5,12 +5,16 @@ A round repository holds ``<division>/<submitter>/`` folders (divisions
 ``results/<system>/<benchmark>/<scenario>/``; the round's table
 (``summary_results.json``, v6.1 ``summary.json``) sits at the top. Compliance
 runs sit in ``compliance/<system>/<benchmark>/<scenario>/TEST0x/`` up to v5.1
-and inside the scenario folder from v6.0 on. Only ``performance/run_1`` is
-read, as the checker does; scenario folders match case-insensitively.
+and inside the scenario folder from v6.0 on (a result with ``TEST0x`` folders
+under ``compliance/`` is read the v5.1 way, even if its scenario folder held
+some too). Only ``performance/run_1`` is read, as the checker does; scenario
+folders match case-insensitively.
 
 The walk lists only the folders it needs (never ``code/``, ``src/``,
-``measurements/`` or the LoadGen logs of compliance runs): listing folders is
-what a tree of 20 000 results spends its time on.
+``measurements/`` or the LoadGen logs of compliance runs; a v5.1 scenario
+folder is not listed, its files are looked for by name): listing folders is
+what a tree of 20 000 results spends its time on, and checking them again
+what an unchanged re-ingest does.
 """
 
 from __future__ import annotations
@@ -87,6 +91,8 @@ class SubmitterTree:
     systems: dict[str, str] = field(default_factory=dict)
     model_mapping: str | None = None
     folders: list[ResultFolder] = field(default_factory=list)
+    has_compliance: bool = False
+    """Whether it holds a ``compliance/`` folder (the v4.1-v5.1 layout)."""
 
 
 @dataclass(slots=True)
@@ -122,7 +128,9 @@ def walk_round(tree: SourceTree) -> RoundTree:
 def _submitter(tree: SourceTree, division: str, submitter: str, notes: list[str]) -> SubmitterTree:
     path = f"{division}/{submitter}"
     dirs, files = tree.list_dir(path)
-    found = SubmitterTree(division=division, submitter=submitter, path=path)
+    found = SubmitterTree(
+        division=division, submitter=submitter, path=path, has_compliance="compliance" in dirs
+    )
     if "model_mapping.json" in files:
         found.model_mapping = f"{path}/model_mapping.json"
     if "systems" in dirs:
@@ -160,18 +168,25 @@ def _folder(
     scenario: str,
 ) -> ResultFolder:
     path = f"{sub.path}/results/{system}/{benchmark}/{scenario_dir}"
-    dirs, _files = tree.list_dir(path)
-    run: list[str] = []
-    endpoints = False
-    if "performance" in dirs:
-        run = tree.list_dir(f"{path}/performance/run_1")[1]
-        if not run:
-            endpoints = tree.exists(f"{path}/performance/result_summary.json")
+    legacy = f"{sub.path}/compliance/{system}/{benchmark}/{scenario_dir}"
+    legacy_tests = tree.list_dir(legacy)[0] if sub.has_compliance else []
     accuracy = f"{path}/accuracy/accuracy.txt"
-    tests = [_test(tree, f"{path}/{d}", d) for d in dirs if d.startswith("TEST")]
-    if not tests:
-        legacy = f"{sub.path}/compliance/{system}/{benchmark}/{scenario_dir}"
-        tests = [_test(tree, f"{legacy}/{d}", d) for d in tree.list_dir(legacy)[0]]
+    if any(d.startswith("TEST") for d in legacy_tests):
+        # The v4.1-v5.1 layout: the scenario folder is not listed (a folder fewer of
+        # four per result to list, and to check again on an unchanged re-ingest);
+        # its files are looked for by name, which comes to the same.
+        run = tree.list_dir(f"{path}/performance/run_1")[1]
+        has_accuracy = has_performance = True
+        tests = [_test(tree, f"{legacy}/{d}", d) for d in legacy_tests]
+    else:
+        dirs, _files = tree.list_dir(path)
+        has_accuracy, has_performance = "accuracy" in dirs, "performance" in dirs
+        run = tree.list_dir(f"{path}/performance/run_1")[1] if has_performance else []
+        tests = [_test(tree, f"{path}/{d}", d) for d in dirs if d.startswith("TEST")]
+        if not tests:
+            tests = [_test(tree, f"{legacy}/{d}", d) for d in legacy_tests]
+    endpoints = has_performance and not run
+    endpoints = endpoints and tree.exists(f"{path}/performance/result_summary.json")
     return ResultFolder(
         path=path,
         division=sub.division,
@@ -182,7 +197,7 @@ def _folder(
         scenario=scenario,
         summary=_in_run(path, run, SUMMARY_LOG_NAME),
         detail=_in_run(path, run, DETAIL_LOG_NAME),
-        accuracy=accuracy if "accuracy" in dirs and tree.exists(accuracy) else None,
+        accuracy=accuracy if has_accuracy and tree.exists(accuracy) else None,
         spl=_in_run(path, run, "spl.txt"),
         compliance=tuple(t for t in tests if t.verify),
         endpoints=endpoints,
