@@ -1,17 +1,23 @@
 """`tracker pull` and URL sources against a real HTTP server on 127.0.0.1 (no other network).
 
 The server serves a GitHub-style archive of the v5.1 round at
-``/mlcommons/inference_results_v5.1/archive/<ref>.tar.gz`` with an ETag, and
-answers ``If-None-Match`` with ``304``; other paths inject faults.
+``/mlcommons/inference_results_v5.1/archive/<ref>.tar.gz`` and any other body
+put in :attr:`Served.files`, each with a strong ETag; it answers
+``If-None-Match`` with ``304`` and byte ranges (``Range``, honouring
+``If-Range``) with ``206`` unless told not to. Faults are scripted per path
+(:class:`Fault`: an HTTP status, a connection dropped or stalled mid-body);
+tests/test_network_faults.py uses them.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import re
 import tarfile
 import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -20,13 +26,27 @@ import pytest
 from click.testing import CliRunner, Result
 
 from tracker.cli import cli
-from tracker.errors import FetchError
-from tracker.fetch import FetchOptions, fetch
 from tracker.ingest import read_job
 from tracker.paths import ingest_jobs_dir
+from tracker.store import Store
 
 REF = "965182b03376a00fcae415c54e560e1c83937932"
 ROUND_PATH = f"/mlcommons/inference_results_v5.1/archive/{REF}.tar.gz"
+
+
+@dataclass(frozen=True)
+class Fault:
+    """How the server misbehaves on one request (the next one for its path)."""
+
+    status: int | None = None
+    """Answer this status (with a short body) instead of the file."""
+    retry_after: str | None = None
+    drop_after: int | None = None
+    """Send this many bytes of the body, then close the connection."""
+    stall_after: int | None = None
+    """Send this many bytes of the body, then nothing more (until the test ends)."""
+    then_serve: bytes | None = None
+    """After this request, serve this body instead (a new ETag: the file changed)."""
 
 
 @dataclass
@@ -35,9 +55,23 @@ class Served:
 
     archive: bytes = b""
     etag: str = '"v5.1-archive"'
+    files: dict[str, bytes] = field(default_factory=dict)
+    ranges: bool = True
+    """Whether byte ranges are announced (``Accept-Ranges``) and answered (``206``)."""
+    faults: dict[str, list[Fault]] = field(default_factory=dict)
     archive_bytes_sent: int = 0
     requests: list[tuple[str, str | None]] = field(default_factory=list)
-    failures_left: dict[str, int] = field(default_factory=dict)
+    ranges_asked: list[tuple[str, str | None, str | None]] = field(default_factory=list)
+    """(path, Range, If-Range) of every request."""
+    stop: threading.Event = field(default_factory=threading.Event)
+
+    def body(self, path: str) -> tuple[bytes, str] | None:
+        if path == ROUND_PATH:
+            return self.archive, self.etag
+        if path in self.files:
+            body = self.files[path]
+            return body, f'"{hashlib.sha256(body).hexdigest()[:16]}"'
+        return None
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -57,35 +91,76 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
         served = self.served
         served.requests.append((self.path, self.headers.get("If-None-Match")))
-        if self.path == ROUND_PATH:
-            if self.headers.get("If-None-Match") == served.etag:
-                self._send(304, headers={"ETag": served.etag})
-                return
-            served.archive_bytes_sent += len(served.archive)
-            self._send(200, served.archive, {"ETag": served.etag})
-        elif self.path.startswith("/flaky/"):
-            left = served.failures_left.get(self.path, 0)
-            if left:
-                served.failures_left[self.path] = left - 1
-                self._send(int(self.path.split("/")[2]), b"busy", {"Retry-After": "2"})
-            else:
-                self._send(200, b"payload")
-        elif self.path == "/drop":
-            left = served.failures_left.get(self.path, 0)
-            if left:
-                served.failures_left[self.path] = left - 1
-                self.send_response(200)
-                self.send_header("Content-Length", "1000")
-                self.end_headers()
-                self.wfile.write(b"x" * 10)
-                self.wfile.flush()
-                self.close_connection = True
-                return
-            self._send(200, b"y" * 1000)
-        elif self.path == "/big":
-            self._send(200, b"z" * 5000)
-        else:
+        served.ranges_asked.append(
+            (self.path, self.headers.get("Range"), self.headers.get("If-Range"))
+        )
+        queue = served.faults.get(self.path)
+        fault = queue.pop(0) if queue else Fault()
+        if fault.status is not None:
+            retry = {"Retry-After": fault.retry_after} if fault.retry_after is not None else {}
+            self._send(fault.status, b"busy", retry)
+            return
+        found = served.body(self.path)
+        if found is None:
             self._send(404, b"not found")
+            return
+        body, etag = found
+        if self.headers.get("If-None-Match") == etag:
+            self._send(304, headers={"ETag": etag})
+            return
+        start = self._range_start(etag, len(body))
+        if start is None:
+            self._send(416, headers={"Content-Range": f"bytes */{len(body)}"})
+            return
+        self._send_body(body, etag, start, fault)
+
+    def _range_start(self, etag: str, size: int) -> int | None:
+        """Where the answer starts: 0 for the whole body, None when the range is unsatisfiable."""
+        asked = re.fullmatch(r"bytes=(\d+)-", self.headers.get("Range", ""))
+        if_range = self.headers.get("If-Range")
+        if not self.served.ranges or asked is None or (if_range and if_range != etag):
+            return 0
+        start = int(asked[1])
+        return start if start < size else None
+
+    def _send_body(self, body: bytes, etag: str, start: int, fault: Fault) -> None:
+        served = self.served
+        self.send_response(206 if start else 200)
+        self.send_header("ETag", etag)
+        if served.ranges:
+            self.send_header("Accept-Ranges", "bytes")
+        if start:
+            self.send_header("Content-Range", f"bytes {start}-{len(body) - 1}/{len(body)}")
+        self.send_header("Content-Length", str(len(body) - start))
+        self.end_headers()
+        cut = fault.drop_after if fault.drop_after is not None else fault.stall_after
+        payload = body[start:] if cut is None else body[start : start + cut]
+        self.wfile.write(payload)
+        self.wfile.flush()
+        if self.path == ROUND_PATH:
+            served.archive_bytes_sent += len(payload)
+        if fault.then_serve is not None:
+            served.files[self.path] = fault.then_serve
+        if fault.stall_after is not None:
+            served.stop.wait(30)
+        if cut is not None:
+            self.close_connection = True
+
+
+@contextmanager
+def serve(served: Served) -> Iterator[str]:
+    """Serve ``served`` on 127.0.0.1 for the duration; yields the base URL."""
+    handler = type("Handler", (_Handler,), {"served": served})
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=httpd.serve_forever, args=(0.05,), daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    finally:
+        served.stop.set()
+        httpd.shutdown()
+        httpd.server_close()
+        thread.join()
 
 
 @pytest.fixture(scope="module")
@@ -100,16 +175,8 @@ def round_archive(shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -
 @pytest.fixture
 def server(round_archive: bytes) -> Iterator[tuple[str, Served]]:
     served = Served(archive=round_archive)
-    handler = type("Handler", (_Handler,), {"served": served})
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{httpd.server_address[1]}", served
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
-        thread.join()
+    with serve(served) as base_url:
+        yield base_url, served
 
 
 def tracker(database_url: str, cache: Path, *args: str) -> Result:
@@ -173,10 +240,16 @@ def test_a_job_with_pins_pulls_the_pinned_archive(
     result = tracker(database_url, tmp_path / "cache", "ingest", str(job))
     assert result.exit_code == 0, result.output
     assert f"{base_url}{ROUND_PATH}: 79 runs (mlperf-inference), 79 results stored" in result.stdout
+    with Store.open(database_url) as store:
+        stored = store.count_rows()
     job.write_text(job.read_text().replace(sha256, "0" * 64), encoding="utf-8")
     wrong = tracker(database_url, tmp_path / "other-cache", "ingest", str(job))
     assert wrong.exit_code == 2
-    assert f"expected {'0' * 64}" in wrong.stderr
+    assert f"{ROUND_PATH}: sha256 is {sha256}, expected {'0' * 64}" in wrong.stderr
+    assert "nothing was kept" in wrong.stderr
+    with Store.open(database_url) as store:
+        assert store.count_rows() == stored
+    assert not [p for p in (tmp_path / "other-cache").rglob("*") if p.is_file()]
 
 
 def test_the_shipped_job_lists_the_public_rounds_with_the_known_pins() -> None:
@@ -194,62 +267,6 @@ def test_the_shipped_job_lists_the_public_rounds_with_the_known_pins() -> None:
     assert pinned["v5.1"].endswith(f"/{REF}.tar.gz")
     assert pinned["v6.0"].endswith("/4d3916ac9cf474b679cdfcf492d43a0559418ad1.tar.gz")
     assert all(s.kind == "mlperf-inference" for s in specs)
-
-
-def _options(
-    tmp_path: Path, waits: list[float], *, attempts: int = 4, max_bytes: int = 1 << 30
-) -> FetchOptions:
-    return FetchOptions(
-        cache_dir=tmp_path, sleep=waits.append, attempts=attempts, max_bytes=max_bytes
-    )
-
-
-@pytest.mark.parametrize("status", [503, 429, 500])
-def test_server_errors_are_retried_with_backoff(
-    server: tuple[str, Served], tmp_path: Path, status: int
-) -> None:
-    base_url, served = server
-    path = f"/flaky/{status}/x.json"
-    served.failures_left[path] = 2
-    waits: list[float] = []
-    download = fetch(base_url + path, _options(tmp_path, waits))
-    assert download.path.read_bytes() == b"payload"
-    assert waits == [2.0, 2.0]  # the server's Retry-After
-
-
-def test_a_connection_dropped_mid_stream_is_retried_and_leaves_no_partial_file(
-    server: tuple[str, Served], tmp_path: Path
-) -> None:
-    base_url, served = server
-    served.failures_left["/drop"] = 1
-    waits: list[float] = []
-    download = fetch(base_url + "/drop", _options(tmp_path, waits))
-    assert download.path.read_bytes() == b"y" * 1000
-    assert len(waits) == 1
-    assert not list(tmp_path.rglob("*.partial"))
-
-
-def test_persistent_failures_end_in_a_clear_error(
-    server: tuple[str, Served], tmp_path: Path
-) -> None:
-    base_url, served = server
-    served.failures_left["/flaky/503/y"] = 99
-    with pytest.raises(FetchError, match=r"gave up after 3 attempts \(HTTP 503\)"):
-        fetch(base_url + "/flaky/503/y", _options(tmp_path, [], attempts=3))
-    with pytest.raises(FetchError, match="HTTP 404 Not Found"):
-        fetch(base_url + "/missing.tar.gz", _options(tmp_path, []))
-    with pytest.raises(FetchError, match="over the 100 cap|over the 100-byte cap"):
-        fetch(base_url + "/big", _options(tmp_path, [], max_bytes=100))
-    assert not [p for p in tmp_path.rglob("*") if p.is_file()]
-
-
-def test_a_checksum_mismatch_keeps_nothing(server: tuple[str, Served], tmp_path: Path) -> None:
-    base_url, _served = server
-    with pytest.raises(FetchError, match="sha256 is .* expected 0{64}"):
-        fetch(base_url + "/big", _options(tmp_path, []), expected_sha256="0" * 64)
-    assert not [p for p in tmp_path.rglob("*") if p.is_file()]
-    good = hashlib.sha256(b"z" * 5000).hexdigest()
-    assert fetch(base_url + "/big", _options(tmp_path, []), expected_sha256=good).size == 5000
 
 
 def test_pull_knows_where_rounds_live_and_refuses_a_bad_round(tmp_path: Path) -> None:

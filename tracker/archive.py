@@ -5,18 +5,27 @@ a compressed tar, one pass over the stream); a member is read only when a
 reader asks for it, and :meth:`ArchiveTree.read_order` hands readers the
 archive's own order, so reading everything a reader needs is one more pass.
 
-Archives are never trusted: an absolute member name, a ``..`` component, or
-more unpacked bytes or members than the limits allow refuse the whole
-archive (:class:`~tracker.errors.ParseError`); links, devices and other
-non-regular members are never followed or read (they are left out of the
-tree and listed in :attr:`ArchiveTree.refused`). A single top-level folder (as
-in GitHub's ``<repo>-<ref>/``) is stripped, so paths are repository-relative.
+Archives are never trusted, and a hostile entry refuses the whole archive
+(:class:`~tracker.errors.ParseError` naming the archive and the member): an
+absolute member name or a ``..`` component, a name given twice or used both as
+a file and a folder, hard links, devices, FIFOs and sparse files, a symbolic
+link pointing outside the archive, member data that disagrees with its header
+(see :mod:`tracker.archive_index`), and more unpacked bytes, members or
+compression than the limits allow, checked on each header before its data is
+decompressed. Symbolic links within the archive (git keeps them, so GitHub's
+archives have them) are never followed: they are left out of the tree and
+listed in :attr:`ArchiveTree.skipped`. A member found damaged when it is read
+(a zip CRC mismatch, a truncated stream) refuses the source too: the reader
+sees a :class:`~tracker.errors.ParseError` for that file, and
+:meth:`ArchiveTree.artifacts` raises it again, so nothing of the archive is
+stored. A single top-level folder (as in GitHub's ``<repo>-<ref>/``) is
+stripped, so paths are repository-relative.
 """
 
 from __future__ import annotations
 
 import hashlib
-import stat
+import posixpath
 import tarfile
 import zipfile
 import zlib
@@ -26,6 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import IO
 
+from tracker.archive_index import Index, Member, Symlink, TarIndex, ZipIndex
 from tracker.errors import ParseError
 from tracker.records import ArtifactRecord
 from tracker.tree import BufferedLines
@@ -78,83 +88,8 @@ def open_archive(
             is_zip = stream.read(4) in _ZIP
     except OSError as error:
         raise ParseError(shown, f"cannot read ({error.strerror})") from None
-    kind = _ZipIndex if is_zip else _TarIndex
+    kind = ZipIndex if is_zip else TarIndex
     return ArchiveTree(path, kind(path, shown), location=shown, sha256=sha256, limits=limits)
-
-
-@dataclass(frozen=True, slots=True)
-class _Member:
-    name: str
-    """The member's name in the archive (before the top folder is stripped)."""
-    size: int
-    order: int
-    compressed: int | None
-
-
-class _TarIndex:
-    def __init__(self, path: Path, shown: str) -> None:
-        self.shown = shown
-        try:
-            self.archive = tarfile.open(path, mode="r:*")  # kept open: members are read later
-        except (tarfile.TarError, OSError, EOFError, zlib.error) as error:
-            raise ParseError(shown, f"not a readable tar archive ({error})") from None
-        self.infos: dict[str, tarfile.TarInfo] = {}
-
-    def members(self) -> Iterator[tuple[_Member | None, str]]:
-        """Every member: ``(member, name)``, member ``None`` for a non-regular one."""
-        try:
-            for order, info in enumerate(self.archive):
-                if info.isdir():
-                    continue
-                if not info.isfile():
-                    yield None, info.name
-                    continue
-                self.infos[info.name] = info
-                yield _Member(info.name, info.size, order, None), info.name
-        except (tarfile.TarError, OSError, EOFError, zlib.error) as error:
-            raise ParseError(self.shown, f"the archive is damaged or truncated ({error})") from None
-
-    def close(self) -> None:
-        self.archive.close()
-
-    def open(self, member: _Member) -> IO[bytes]:
-        stream = self.archive.extractfile(self.infos[member.name])
-        if stream is None:
-            raise ParseError(self.shown, f"{member.name}: not a regular file")
-        return stream
-
-
-class _ZipIndex:
-    def __init__(self, path: Path, shown: str) -> None:
-        self.shown = shown
-        try:
-            self.archive = zipfile.ZipFile(path)
-        except (zipfile.BadZipFile, OSError) as error:
-            raise ParseError(shown, f"not a readable zip archive ({error})") from None
-        self.infos: dict[str, zipfile.ZipInfo] = {}
-
-    def members(self) -> Iterator[tuple[_Member | None, str]]:
-        for info in self.archive.infolist():
-            if info.is_dir():
-                continue
-            kind = stat.S_IFMT(info.external_attr >> 16)
-            if kind and kind != stat.S_IFREG:  # a link or device (no type bits: a plain file)
-                yield None, info.filename
-                continue
-            self.infos[info.filename] = info
-            yield (
-                _Member(info.filename, info.file_size, info.header_offset, info.compress_size),
-                info.filename,
-            )
-
-    def close(self) -> None:
-        self.archive.close()
-
-    def open(self, member: _Member) -> IO[bytes]:
-        return self.archive.open(self.infos[member.name])
-
-
-_Index = _TarIndex | _ZipIndex
 
 
 class ArchiveTree:
@@ -163,7 +98,7 @@ class ArchiveTree:
     def __init__(
         self,
         path: Path,
-        index: _Index,
+        index: Index,
         *,
         location: str,
         sha256: str | None,
@@ -174,7 +109,9 @@ class ArchiveTree:
         self._index = index
         self._sha256 = sha256
         self._read: dict[str, ArtifactRecord] = {}
-        self.refused: list[str] = []
+        self._damage: ParseError | None = None
+        self.skipped: list[str] = []
+        """Symbolic links within the archive, left out of the tree (names as in the archive)."""
         try:
             members = self._checked_members(limits or ArchiveLimits())
         except ParseError:
@@ -186,33 +123,51 @@ class ArchiveTree:
         self._files = sorted(self._members)
         self._dirs = _folders(self._files)
 
-    def _checked_members(self, limits: ArchiveLimits) -> dict[str, _Member]:
-        members: dict[str, _Member] = {}
-        total = 0
-        for member, name in self._index.members():
-            clean = _safe_name(name, self.location)
-            if member is None:
-                self.refused.append(clean)
+    def _checked_members(self, limits: ArchiveLimits) -> dict[str, Member]:
+        members: dict[str, Member] = {}
+        links: set[str] = set()
+        total, size = 0, self.path.stat().st_size
+        for entry in self._index.members():
+            if entry is None:
                 continue
-            total += member.size
-            if total > limits.max_total_bytes or len(members) >= limits.max_members:
-                raise ParseError(
-                    self.location,
-                    f"refused: unpacks to more than {limits.max_total_bytes} bytes or "
-                    f"{limits.max_members} files (a decompression bomb?)",
-                )
-            if member.compressed is not None and member.size > limits.max_ratio * max(
-                member.compressed, 1024
-            ):
-                raise ParseError(self.location, f"refused: {clean} is compressed suspiciously well")
-            members[clean] = _Member(name, member.size, member.order, member.compressed)
-        size = self.path.stat().st_size
+            clean = _safe_name(entry.name, self.location)
+            if clean in members or clean in links:
+                raise ParseError(self.location, f"refused: member {entry.name!r} appears twice")
+            if isinstance(entry, Symlink):
+                _check_link(clean, entry, self.location)
+                links.add(clean)
+                self.skipped.append(entry.name)
+                continue
+            total += entry.size
+            self._check_size(entry, total, size, len(members), limits)
+            members[clean] = entry
+        _check_paths(set(members) | links, self.location)
+        return members
+
+    def _check_size(
+        self, member: Member, total: int, size: int, count: int, limits: ArchiveLimits
+    ) -> None:
+        """Refuse a bomb on the member's header, before any of its data is decompressed."""
+        if total > limits.max_total_bytes or count >= limits.max_members:
+            raise ParseError(
+                self.location,
+                f"refused: unpacks to more than {limits.max_total_bytes} bytes or "
+                f"{limits.max_members} files, at member {member.name!r} (a decompression bomb?)",
+            )
+        if member.compressed is not None and member.size > limits.max_ratio * max(
+            member.compressed, 1024
+        ):
+            raise ParseError(
+                self.location,
+                f"refused: member {member.name!r} is compressed suspiciously well "
+                f"({member.size} bytes from {member.compressed}; a zip bomb?)",
+            )
         if total > limits.max_ratio * max(size, 64 << 10):
             raise ParseError(
                 self.location,
-                f"refused: unpacks to {total} bytes from {size} (a decompression bomb?)",
+                f"refused: unpacks to {total} bytes or more from {size}, at member "
+                f"{member.name!r} (a decompression bomb?)",
             )
-        return members
 
     def close(self) -> None:
         """Release the archive file."""
@@ -262,19 +217,15 @@ class ArchiveTree:
             raise ParseError(self.shown_path(path), "no such file in the archive")
         try:
             return self._index.open(member)
-        except (tarfile.TarError, zipfile.BadZipFile, OSError, EOFError, zlib.error) as error:
-            raise ParseError(
-                self.shown_path(path), f"cannot read from the archive ({error})"
-            ) from None
+        except _READ_ERRORS as error:
+            raise self._unreadable(path, error) from None
 
     def read_bytes(self, path: str) -> bytes:
-        try:
-            with self._open(path) as stream:
+        with self._open(path) as stream:
+            try:
                 data = stream.read()
-        except (tarfile.TarError, zipfile.BadZipFile, OSError, EOFError, zlib.error) as error:
-            raise ParseError(
-                self.shown_path(path), f"cannot read from the archive ({error})"
-            ) from None
+            except _READ_ERRORS as error:
+                raise self._unreadable(path, error) from None
         self._read[path] = ArtifactRecord(path, hashlib.sha256(data).hexdigest(), len(data))
         return data
 
@@ -305,12 +256,22 @@ class ArchiveTree:
         self._read[path] = ArtifactRecord(path, digest.hexdigest(), size)
 
     def _unreadable(self, path: str, error: Exception) -> ParseError:
-        return ParseError(self.shown_path(path), f"cannot read from the archive ({error})")
+        """The error for a member that cannot be read; it refuses the whole archive."""
+        damage = ParseError(
+            self.shown_path(path),
+            f"cannot read from the archive ({error}); the archive is damaged or lies about "
+            "this member, so nothing of it is stored",
+        )
+        self._damage = self._damage or damage
+        return damage
 
     def artifact(self, path: str) -> ArtifactRecord | None:
         return self._read.get(path)
 
     def artifacts(self) -> tuple[ArtifactRecord, ...]:
+        """What was read, for the source's record; a damaged member found meanwhile raises."""
+        if self._damage is not None:
+            raise ParseError(self._damage.path, self._damage.message)
         return tuple(self._read[p] for p in sorted(self._read))
 
     def shown_path(self, path: str) -> str:
@@ -332,7 +293,35 @@ def _safe_name(name: str, shown: str) -> str:
     return "/".join(part for part in pure.parts if part not in ("", "."))
 
 
-def _common_top(members: dict[str, _Member]) -> str:
+def _check_link(clean: str, link: Symlink, shown: str) -> None:
+    """Refuse a symbolic link whose target is outside the archive."""
+    target = link.target.replace("\\", "/")
+    joined = posixpath.normpath(posixpath.join(posixpath.dirname(clean), target))
+    outside = joined == ".." or joined.startswith("../")
+    if not target or target.startswith("/") or target[1:2] == ":" or outside:
+        raise ParseError(
+            shown,
+            f"refused: member {link.name!r} is a symbolic link to {link.target!r}, "
+            "outside the archive",
+        )
+
+
+def _check_paths(names: set[str], shown: str) -> None:
+    """Refuse a member that sits below another member (a file or link used as a folder)."""
+    folders: set[str] = set()
+    for name in names:
+        parent = name.rpartition("/")[0]
+        while parent and parent not in folders:
+            folders.add(parent)
+            parent = parent.rpartition("/")[0]
+    for folder in sorted(names & folders)[:1]:
+        inside = min(name for name in names if name.startswith(f"{folder}/"))
+        raise ParseError(
+            shown, f"refused: member {inside!r} is inside {folder!r}, which is a file or a link"
+        )
+
+
+def _common_top(members: dict[str, Member]) -> str:
     tops = {name.split("/", 1)[0] for name in members}
     if len(tops) != 1 or any("/" not in name for name in members):
         return ""

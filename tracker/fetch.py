@@ -4,7 +4,10 @@ A download is streamed to a temporary file beside its cache entry and only
 then moved into place, so a dropped connection, an HTTP error, an oversized
 body or a checksum mismatch never leaves partial data behind. Connection
 errors, timeouts, 5xx and 429 answers are retried with exponential backoff
-(``Retry-After`` is honoured, within a cap). The cache keeps the body with its
+(``Retry-After`` is honoured, within a cap). A transfer cut off mid-body is
+resumed where it stopped (``Range`` with ``If-Range`` naming the body's strong
+``ETag``) when the server said it accepts byte ranges; otherwise, or when the
+body changed meanwhile, it starts over. The cache keeps the body with its
 ``ETag``/``Last-Modified``; the next fetch of the same URL is a conditional
 request, and a ``304 Not Modified`` reuses the cached body without
 transferring it again.
@@ -16,6 +19,7 @@ import email.utils
 import hashlib
 import json
 import os
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -32,6 +36,7 @@ __all__ = ["DEFAULT_CACHE_DIR", "Download", "FetchOptions", "fetch"]
 DEFAULT_CACHE_DIR = Path.home() / ".cache" / "tracker"
 _CHUNK = 1 << 20
 _RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
+_CONTENT_RANGE = re.compile(r"bytes (\d+)-(\d+)/(\d+|\*)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +47,7 @@ class FetchOptions:
     max_bytes: int = 8 << 30
     connect_timeout_s: float = 15.0
     read_timeout_s: float = 60.0
+    """How long the server may send nothing (before the answer, or in the middle of the body)."""
     attempts: int = 4
     backoff_s: float = 1.0
     max_wait_s: float = 60.0
@@ -59,6 +65,7 @@ class Download:
     sha256: str
     size: int
     bytes_transferred: int
+    """Body bytes received over every attempt (a resumed transfer counts each byte once)."""
     not_modified: bool
 
 
@@ -70,6 +77,29 @@ class _Retry(Exception):
         self.wait_s = wait_s
 
 
+@dataclass(slots=True)
+class _Transfer:
+    """One fetch's state across its attempts: bytes received, and how to resume."""
+
+    transferred: int = 0
+    kept: int = 0
+    """Bytes of the body in the partial file that a ranged request can continue (0: none)."""
+    etag: str = ""
+    """The strong ETag the kept bytes belong to (sent as ``If-Range``)."""
+    total: int | None = None
+    resumed: bool = False
+
+    def restart(self) -> None:
+        self.kept, self.etag, self.total, self.resumed = 0, "", None, False
+
+    def cut_off(self, received: int, etag: str, total: int | None) -> None:
+        """Remember a body cut off after ``received`` bytes (resumable when ``etag`` is set)."""
+        if etag and received:
+            self.kept, self.etag, self.total = received, etag, total
+        else:
+            self.restart()
+
+
 def fetch(url: str, options: FetchOptions, *, expected_sha256: str | None = None) -> Download:
     """Fetch ``url`` into the cache (or find it unchanged there) and return it.
 
@@ -78,65 +108,119 @@ def fetch(url: str, options: FetchOptions, *, expected_sha256: str | None = None
     """
     entry = _Entry(options.cache_dir, url)
     meta = entry.meta()
-    if meta is not None and expected_sha256 and meta.get("sha256") != expected_sha256:
+    pin = expected_sha256.lower() if expected_sha256 else None
+    if meta is not None and pin and meta.get("sha256") != pin:
         meta = None  # the cached body is not the pinned one: ask for it afresh
     timeout = httpx.Timeout(
         options.read_timeout_s, connect=options.connect_timeout_s, pool=options.connect_timeout_s
     )
     with httpx.Client(timeout=timeout, follow_redirects=True) as client:
-        download = _with_retries(client, entry, meta, options)
-    if expected_sha256 and download.sha256 != expected_sha256.lower():
+        download = _with_retries(client, entry, meta, options, pin)
+    if pin and download.sha256 != pin:  # the cached body, answered by a 304
         entry.discard()
-        raise FetchError(
-            url,
-            f"sha256 is {download.sha256}, expected {expected_sha256}; the file changed or the "
-            "pin is wrong (nothing was kept)",
-        )
+        raise _mismatch(url, download.sha256, pin)
     return download
 
 
 def _with_retries(
-    client: httpx.Client, entry: _Entry, meta: dict[str, object] | None, options: FetchOptions
+    client: httpx.Client,
+    entry: _Entry,
+    meta: dict[str, object] | None,
+    options: FetchOptions,
+    pin: str | None,
 ) -> Download:
+    transfer = _Transfer()
     reason = ""
-    for attempt in range(options.attempts):
-        try:
-            return _attempt(client, entry, meta, options)
-        except _Retry as retry:
-            reason = str(retry)
-            wait = retry.wait_s if retry.wait_s is not None else options.backoff_s * 2**attempt
+    entry.drop_partial()  # left by a process that was killed: its validator is unknown
+    try:
+        for attempt in range(options.attempts):
+            if transfer.kept and entry.partial_size() != transfer.kept:
+                transfer.restart()
+            try:
+                return _attempt(client, entry, meta, options, transfer, pin)
+            except _Retry as retry:
+                reason, wait = str(retry), retry.wait_s
+            except httpx.TransportError as error:
+                reason, wait = _describe(error, options), None
+            if not transfer.kept:
+                entry.drop_partial()
             if attempt + 1 < options.attempts:
-                options.sleep(min(wait, options.max_wait_s))
-        except httpx.TransportError as error:
-            reason = f"{type(error).__name__}: {error}"
-            if attempt + 1 < options.attempts:
-                options.sleep(min(options.backoff_s * 2**attempt, options.max_wait_s))
-        finally:
-            entry.drop_partial()
-    raise FetchError(entry.url, f"gave up after {options.attempts} attempts ({reason})")
+                delay = wait if wait is not None else options.backoff_s * 2**attempt
+                options.sleep(min(delay, options.max_wait_s))
+    finally:
+        entry.drop_partial()
+    raise FetchError(
+        entry.url,
+        f"gave up after {options.attempts} attempts ({reason}); nothing was kept; "
+        "check the network and the URL, or try again later",
+    )
 
 
 def _attempt(
-    client: httpx.Client, entry: _Entry, meta: dict[str, object] | None, options: FetchOptions
+    client: httpx.Client,
+    entry: _Entry,
+    meta: dict[str, object] | None,
+    options: FetchOptions,
+    transfer: _Transfer,
+    pin: str | None,
 ) -> Download:
     headers = {}
-    if meta is not None:
+    if transfer.kept:
+        headers["Range"] = f"bytes={transfer.kept}-"
+        headers["If-Range"] = transfer.etag
+    elif meta is not None:
         if meta.get("etag"):
             headers["If-None-Match"] = str(meta["etag"])
         if meta.get("last_modified"):
             headers["If-Modified-Since"] = str(meta["last_modified"])
     with client.stream("GET", entry.url, headers=headers) as response:
-        if response.status_code == 304 and meta is not None:
+        status = response.status_code
+        if status == 304 and meta is not None and not transfer.kept:
             return entry.cached(meta)
-        if response.status_code in _RETRY_STATUSES:
-            raise _Retry(f"HTTP {response.status_code}", _retry_after(response))
-        if response.status_code >= 400:
+        if status in _RETRY_STATUSES:
+            raise _Retry(f"HTTP {status}", _retry_after(response))
+        if status == 416 and transfer.kept:
+            transfer.restart()
+            raise _Retry("the server would not resume (HTTP 416)", 0.0)
+        if status >= 400:
             raise FetchError(
                 entry.url,
-                f"HTTP {response.status_code} {response.reason_phrase}; check the URL "
-                "(round, repository, ref)",
+                f"HTTP {status} {response.reason_phrase}; check the URL (round, repository, ref)",
             )
-        return entry.store(response, options)
+        if status == 206 and transfer.kept:
+            if not _continues(response, transfer):
+                transfer.restart()
+                raise _Retry("the server resumed at the wrong place", 0.0)
+            transfer.resumed = True
+            return entry.store(response, options, transfer, pin)
+        if status != 200:
+            raise FetchError(entry.url, f"unexpected HTTP {status} {response.reason_phrase}")
+        transfer.restart()  # a whole body (the server ignored the range, or the body changed)
+        return entry.store(response, options, transfer, pin)
+
+
+def _continues(response: httpx.Response, transfer: _Transfer) -> bool:
+    """Whether a ``206`` answer is the rest of the body whose start is kept."""
+    match = _CONTENT_RANGE.fullmatch(response.headers.get("Content-Range", "").strip())
+    if response.headers.get("Content-Encoding", "identity") != "identity":
+        return False
+    if match is None or int(match[1]) != transfer.kept:
+        return False
+    total = None if match[3] == "*" else int(match[3])
+    if transfer.total is not None and total != transfer.total:
+        return False
+    if total is not None and int(match[2]) != total - 1:
+        return False
+    transfer.total = total
+    return True
+
+
+def _describe(error: httpx.TransportError, options: FetchOptions) -> str:
+    if isinstance(error, httpx.ReadTimeout):
+        return f"the server sent nothing for {options.read_timeout_s:g} s (read timeout)"
+    if isinstance(error, httpx.ConnectTimeout):
+        return f"no connection within {options.connect_timeout_s:g} s (connect timeout)"
+    return f"{type(error).__name__}: {error}"
 
 
 def _retry_after(response: httpx.Response) -> float | None:
@@ -150,6 +234,22 @@ def _retry_after(response: httpx.Response) -> float | None:
     except (TypeError, ValueError):
         return None
     return max(0.0, (when - datetime.now(UTC)).total_seconds())
+
+
+def _mismatch(url: str, sha256: str, pin: str) -> FetchError:
+    return FetchError(
+        url,
+        f"sha256 is {sha256}, expected {pin}; the file changed or the pin is wrong "
+        "(nothing was kept)",
+    )
+
+
+def _resumable_etag(response: httpx.Response) -> str:
+    """The ``ETag`` to resume this body with, or "" when it cannot be resumed."""
+    etag = response.headers.get("ETag", "")
+    ranges = response.status_code == 206 or "bytes" in response.headers.get("Accept-Ranges", "")
+    encoded = response.headers.get("Content-Encoding", "identity") != "identity"
+    return etag if ranges and not encoded and etag and not etag.startswith("W/") else ""
 
 
 class _Entry:
@@ -182,32 +282,64 @@ class _Entry:
             not_modified=True,
         )
 
-    def store(self, response: httpx.Response, options: FetchOptions) -> Download:
-        expected = _content_length(response)
+    def store(
+        self, response: httpx.Response, options: FetchOptions, transfer: _Transfer, pin: str | None
+    ) -> Download:
+        """Stream the body (or its rest, after ``transfer.kept`` bytes) and move it into place."""
+        expected = transfer.total if transfer.kept else _content_length(response)
         if expected is not None and expected > options.max_bytes:
             raise FetchError(self.url, f"{expected} bytes is over the {options.max_bytes} cap")
+        etag = _resumable_etag(response) or (transfer.etag if transfer.kept else "")
         self.folder.mkdir(parents=True, exist_ok=True)
-        digest, received = hashlib.sha256(), 0
-        with self.partial.open("wb") as stream:
-            for chunk in response.iter_bytes(_CHUNK):
-                received += len(chunk)
-                if received > options.max_bytes:
-                    raise FetchError(self.url, f"over the {options.max_bytes}-byte cap; stopped")
-                digest.update(chunk)
-                stream.write(chunk)
-                if options.progress is not None:
-                    options.progress(received, expected)
+        digest, received = self._kept_digest(transfer.kept), transfer.kept
+        with self.partial.open("ab" if transfer.kept else "wb") as stream:
+            try:
+                for chunk in response.iter_bytes():  # as it arrives: a cut keeps every byte
+                    received += len(chunk)
+                    transfer.transferred += len(chunk)
+                    if received > options.max_bytes:
+                        raise FetchError(
+                            self.url, f"over the {options.max_bytes}-byte cap; stopped"
+                        )
+                    digest.update(chunk)
+                    stream.write(chunk)
+                    if options.progress is not None:
+                        options.progress(received, expected)
+            except httpx.TransportError:
+                stream.flush()
+                transfer.cut_off(received, etag, expected)
+                raise
         if expected is not None and received != expected:
+            transfer.cut_off(received, etag, expected)
             raise _Retry(f"got {received} of {expected} bytes")
-        os.replace(self.partial, self.body)
         sha256 = digest.hexdigest()
-        self._write_meta(response, sha256, received)
-        return Download(self.url, self.body, sha256, received, received, not_modified=False)
+        if pin and sha256 != pin:
+            if transfer.resumed:  # pieces of two bodies? fetch it whole once more
+                transfer.restart()
+                raise _Retry(f"sha256 {sha256} of a resumed transfer is not the pinned one", 0.0)
+            self.discard()
+            raise _mismatch(self.url, sha256, pin)
+        self.meta_path.unlink(missing_ok=True)  # never a new body beside the old one's meta
+        os.replace(self.partial, self.body)
+        self._write_meta(response, etag or response.headers.get("ETag"), sha256, received)
+        return Download(
+            self.url, self.body, sha256, received, transfer.transferred, not_modified=False
+        )
 
-    def _write_meta(self, response: httpx.Response, sha256: str, size: int) -> None:
+    def _kept_digest(self, kept: int) -> hashlib._Hash:
+        digest = hashlib.sha256()
+        if kept:
+            with self.partial.open("rb") as stream:
+                while chunk := stream.read(_CHUNK):
+                    digest.update(chunk)
+        return digest
+
+    def _write_meta(
+        self, response: httpx.Response, etag: str | None, sha256: str, size: int
+    ) -> None:
         meta = {
             "url": self.url,
-            "etag": response.headers.get("ETag"),
+            "etag": etag,
             "last_modified": response.headers.get("Last-Modified"),
             "sha256": sha256,
             "size": size,
@@ -216,6 +348,12 @@ class _Entry:
         temporary = self.meta_path.with_suffix(".tmp")
         temporary.write_text(json.dumps(meta, sort_keys=True), encoding="utf-8")
         os.replace(temporary, self.meta_path)
+
+    def partial_size(self) -> int | None:
+        try:
+            return self.partial.stat().st_size
+        except OSError:
+            return None
 
     def drop_partial(self) -> None:
         self.partial.unlink(missing_ok=True)
