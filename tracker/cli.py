@@ -293,6 +293,9 @@ def _echo_outcome(outcome: SourceOutcome) -> None:
             if saved.results_already_stored
             else ""
         )
+    if saved is not None and saved.retries:
+        times = "once" if saved.retries == 1 else f"{saved.retries} times"
+        summary += f" (retried {times} after a conflict with a concurrent writer)"
     if outcome.runs_failed:
         summary += f", {outcome.runs_failed} failed (see the errors)"
     click.echo(f"{outcome.location}: {outcome.runs_found} runs ({outcome.kind}), {summary}")
@@ -672,7 +675,8 @@ def demo(ctx: click.Context, out: Path) -> None:
     if root.get_parameter_source("database_url") != click.core.ParameterSource.COMMANDLINE:
         if out.exists():
             shutil.rmtree(out / "data", ignore_errors=True)
-            (out / "demo.db").unlink(missing_ok=True)
+            for name in ("demo.db", "demo.db-wal", "demo.db-shm"):
+                (out / name).unlink(missing_ok=True)
         out.mkdir(parents=True, exist_ok=True)
         root.obj = f"sqlite:///{out / 'demo.db'}"
     with _open_store(ctx) as store, _progress("demo") as progress:

@@ -6,8 +6,12 @@ A source is written in one transaction, so it is stored all or nothing.
 
 from __future__ import annotations
 
+import logging
+import random
+import sqlite3
+import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any, TypeVarTuple, cast
 
@@ -24,7 +28,7 @@ from sqlalchemy import (
     select,
 )
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import ArgumentError, OperationalError, SQLAlchemyError
+from sqlalchemy.exc import ArgumentError, DBAPIError, OperationalError, SQLAlchemyError
 from sqlalchemy.orm import Session
 from sqlmodel import col
 
@@ -61,6 +65,20 @@ from tracker.versions import version_sort_key
 __all__ = ["SaveOutcome", "Store", "normalise_database_url"]
 
 _SQLITE_BUSY_TIMEOUT_S = 30.0
+"""How long a SQLite connection waits for another process's write lock before failing."""
+_WRITE_OPTION = "tracker_write"
+"""Execution option of write transactions: on SQLite they begin IMMEDIATE (write lock first)."""
+_SAVE_ATTEMPTS = 8
+"""Tries of one source's transaction when it conflicts with a concurrent writer."""
+_RETRY_DELAY_S = (0.05, 2.0)
+"""The first wait before a retry and the longest; the wait doubles, with jitter."""
+_CONFLICT_SQLSTATES = {
+    "40001": "a serialization failure",
+    "40P01": "a deadlock",
+    "23505": "a row inserted by a concurrent writer",  # unique_violation: get-or-create races
+    "55P03": "a lock held by a concurrent writer",
+}
+"""PostgreSQL errors that a concurrent writer causes; retrying the transaction resolves them."""
 _BATCH = 2000
 _RESULT_TABLE = cast(Table, inspect(Result).local_table)  # Core inserts: cheaper per row
 _ARTIFACT_TABLE = cast(Table, inspect(Artifact).local_table)
@@ -73,6 +91,10 @@ class SaveOutcome:
     source_was_known: bool
     results_stored: int
     results_already_stored: int
+    retries: int = 0
+    """Times the transaction was rolled back and run again after a conflict with a
+    concurrent writer (a deadlock, a serialization failure, a row another process
+    inserted first, a SQLite lock held too long)."""
 
 
 def normalise_database_url(url: str) -> str:
@@ -92,10 +114,13 @@ def _create_engine(url: str) -> Engine:
         ) from None
     if parsed.get_backend_name() == "sqlite":
         engine = create_engine(parsed, connect_args={"timeout": _SQLITE_BUSY_TIMEOUT_S})
-        event.listen(engine, "connect", _enable_sqlite_foreign_keys)
+        event.listen(engine, "connect", _configure_sqlite_connection)
+        event.listen(engine, "begin", _begin_sqlite_transaction)
         return engine
+    connect_args = {} if "application_name" in parsed.query else {"application_name": "tracker"}
+    logging.getLogger("psycopg").addFilter(_drop_pipeline_echo)
     try:
-        return create_engine(parsed, pool_pre_ping=True)
+        return create_engine(parsed, pool_pre_ping=True, connect_args=connect_args)
     except ModuleNotFoundError as error:
         raise StoreError(
             f"the driver for {parsed.drivername} is not installed ({error.name}); "
@@ -103,10 +128,61 @@ def _create_engine(url: str) -> Engine:
         ) from None
 
 
-def _enable_sqlite_foreign_keys(dbapi_connection: Any, _record: Any) -> None:
+def _configure_sqlite_connection(dbapi_connection: Any, _record: Any) -> None:
+    """Foreign keys on, write-ahead log, full sync; transactions begun by SQLAlchemy.
+
+    The write-ahead log lets readers (a report, a gate) run while an ingest
+    writes, and a killed writer leaves only uncommitted log frames, which the
+    next connection ignores. pysqlite's own transaction handling is turned off
+    (``isolation_level = None``) so that :func:`_begin_sqlite_transaction`
+    decides how each transaction begins.
+    """
+    dbapi_connection.isolation_level = None
     cursor = dbapi_connection.cursor()
     cursor.execute("PRAGMA foreign_keys=ON")
+    try:
+        cursor.execute("PRAGMA journal_mode=WAL")  # persistent; a no-op once set
+    except sqlite3.OperationalError:
+        pass  # a read-only file keeps its rollback journal, which is crash-safe too
+    cursor.execute("PRAGMA synchronous=FULL")
     cursor.close()
+
+
+def _begin_sqlite_transaction(connection: Connection) -> None:
+    """BEGIN IMMEDIATE for writes, so a writer waits for the lock (busy timeout) up front.
+
+    A deferred transaction that reads and then writes would have to upgrade its
+    lock midway, which fails at once (no waiting) when another process wrote in
+    between; taking the write lock first makes concurrent writers queue instead.
+    """
+    write = connection.get_execution_options().get(_WRITE_OPTION, False)
+    connection.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
+
+
+def _drop_pipeline_echo(record: logging.LogRecord) -> bool:
+    """Drop psycopg's warning that repeats the error a failed batch insert raises.
+
+    A batch insert that hits a unique violation (a race :meth:`Store.save_source`
+    retries) also makes psycopg log "error ignored terminating <Pipeline>";
+    the error itself is raised and handled, so the warning is only noise on stderr.
+    """
+    return not (record.msg == "error ignored terminating %r: %s" and "Pipeline" in str(record.args))
+
+
+def _conflict(error: DBAPIError) -> str | None:
+    """What a concurrent writer did to make ``error`` happen, if it is such an error."""
+    sqlstate = getattr(error.orig, "sqlstate", None)  # psycopg
+    if isinstance(sqlstate, str):
+        return _CONFLICT_SQLSTATES.get(sqlstate)
+    code = getattr(error.orig, "sqlite_errorcode", None)
+    if isinstance(code, int) and code & 0xFF in (5, 6):  # SQLITE_BUSY, SQLITE_LOCKED
+        return "a lock held by a concurrent writer"
+    return None
+
+
+def _retry_delay(retry: int) -> float:
+    first, longest = _RETRY_DELAY_S
+    return min(longest, first * 2.0**retry) * random.uniform(0.5, 1.5)
 
 
 class Store:
@@ -121,7 +197,9 @@ class Store:
         store = cls(_create_engine(url))
         try:
             if upgrade and current_revision(store.engine) != head_revision():
-                upgrade_schema(store.engine)
+                # concurrent first uses queue: PostgreSQL on an advisory lock
+                # (migrations/env.py), SQLite on the write lock taken first
+                upgrade_schema(store._writing())
         except OperationalError as error:
             store.close()
             raise StoreError(
@@ -138,6 +216,10 @@ class Store:
     def close(self) -> None:
         """Release the connections."""
         self.engine.dispose()
+
+    def _writing(self) -> Engine:
+        """The engine for write transactions (on SQLite they take the write lock first)."""
+        return self.engine.execution_options(**{_WRITE_OPTION: True})
 
     def __enter__(self) -> Store:
         return self
@@ -173,14 +255,37 @@ class Store:
         A source already stored (same identity) is left alone; results whose
         sample key is already stored (the same file under the same labels,
         reached through another source) are skipped, not duplicated.
+
+        Processes may store at the same time: a transaction that conflicts with
+        another writer (a deadlock, a serialization failure, a system, version,
+        result or the very source inserted by the other first) is rolled back
+        and run again, after a growing random wait, up to :data:`_SAVE_ATTEMPTS`
+        times; a source another process stored meanwhile is then "already stored".
         """
-        try:
-            with Session(self.engine) as session, session.begin():
-                return _Writer(session).save(source, results)
-        except SQLAlchemyError as error:
-            raise StoreError(
-                f"could not store {source.location}: {error}; nothing of it was stored"
-            ) from None
+        retry = 0
+        while True:
+            try:
+                with Session(self._writing()) as session, session.begin():
+                    outcome = _Writer(session).save(source, results)
+                return replace(outcome, retries=retry)
+            except DBAPIError as error:
+                conflict = _conflict(error)
+                if conflict is None:
+                    raise StoreError(
+                        f"could not store {source.location}: {error}; nothing of it was stored"
+                    ) from None
+                if retry + 1 == _SAVE_ATTEMPTS:
+                    raise StoreError(
+                        f"could not store {source.location}: {conflict} made each of "
+                        f"{_SAVE_ATTEMPTS} tries fail ({error.orig}); nothing of it was stored; "
+                        "run the ingest again"
+                    ) from None
+            except SQLAlchemyError as error:
+                raise StoreError(
+                    f"could not store {source.location}: {error}; nothing of it was stored"
+                ) from None
+            time.sleep(_retry_delay(retry))
+            retry += 1
 
     def list_versions(self) -> list[VersionInfo]:
         """Every known software version (unordered; see :func:`tracker.versions.order_versions`)."""
@@ -210,33 +315,32 @@ class Store:
             for row in session.execute(query):
                 yield _export_row(*row)
 
-    def iter_series_points(self) -> Iterator[SeriesPoint]:
-        """The samples of each series at each version, one point per (series, version)."""
-        series_columns = (
-            col(SoftwareVersion.software),
-            col(SoftwareVersion.version),
-            col(System.name),
-            col(Benchmark.name),
-            col(Benchmark.scenario),
-            col(Result.workload),
-            col(Metric.name),
-            col(Metric.unit),
-            col(Metric.higher_is_better),
-        )
-        query = (
-            _join_labels(
-                select(
-                    *series_columns,
-                    col(Result.value),
-                    col(Result.is_valid),
-                    col(Source.is_example),
+    def iter_series_points(
+        self, *, order: str = "benchmark", batch_size: int = 5000
+    ) -> Iterator[SeriesPoint]:
+        """The samples of each series at each version, one point per (series, version), streamed.
+
+        ``order`` groups the points: ``"benchmark"`` yields every point of one
+        benchmark and scenario together, ``"system"`` every point of one system
+        (its identity, submitter and name: two systems of one name stay apart).
+        Groups, and points within a group, follow the stored ids (stable for one
+        database); sort them by their labels where the order is shown. Like
+        :meth:`iter_analysis_samples`, the label tables are read first and the
+        results streamed by their ids in batches, so memory stays bounded.
+        """
+        if order not in _POINT_ORDERS:
+            raise ValueError(f"order must be one of {sorted(_POINT_ORDERS)}, not {order!r}")
+        with self.engine.connect() as connection:
+            labels = _analysis_labels(connection)
+            examples = {
+                source: bool(example)
+                for source, example in connection.execute(
+                    select(col(Source.id), col(Source.is_example))
                 )
-            )
-            .order_by(*series_columns, col(Result.id))
-            .execution_options(yield_per=5000)
-        )
-        with Session(self.engine) as session:
-            yield from _group_points(session.execute(query))
+            }
+            query = select(*_POINT_COLUMNS).order_by(*_POINT_ORDERS[order], col(Result.id))
+            rows = connection.execution_options(yield_per=batch_size).execute(query)
+            yield from _group_points(rows, labels, examples)
 
     def iter_analysis_samples(self, *, batch_size: int = 5000) -> Iterator[AnalysisSample]:
         """Every stored result as the analysis reads it, valid or not, streamed by id.
@@ -297,7 +401,7 @@ class Store:
           look at are left alone.
         """
         try:
-            with Session(self.engine) as session, session.begin():
+            with Session(self._writing()) as session, session.begin():
                 return _save_findings(session, findings, analysed_at, evaluated)
         except SQLAlchemyError as error:
             raise StoreError(f"could not store the findings: {error}; nothing changed") from None
@@ -314,7 +418,7 @@ class Store:
         self, finding_id: int, *, status: str, note: str | None = None
     ) -> StoredFinding:
         """Triage one finding: set its status (and note); analysis keeps it while it holds."""
-        with Session(self.engine) as session, session.begin():
+        with Session(self._writing()) as session, session.begin():
             row = session.get(Finding, finding_id)
             if row is None:
                 raise StoreError(
@@ -395,39 +499,84 @@ def _join_labels(query: Select[*_Ts]) -> Select[*_Ts]:
     )
 
 
-def _group_points(rows: Any) -> Iterator[SeriesPoint]:
+_POINT_COLUMNS = (
+    col(Result.software_version_id),
+    col(Result.system_id),
+    col(Result.benchmark_id),
+    col(Result.metric_id),
+    col(Result.workload),
+    col(Result.value),
+    col(Result.is_valid),
+    col(Result.source_id),
+)
+_POINT_ORDERS: dict[str, tuple[Any, ...]] = {
+    "benchmark": (
+        col(Result.benchmark_id),
+        col(Result.system_id),
+        col(Result.software_version_id),
+        col(Result.metric_id),
+        col(Result.workload),
+    ),
+    "system": (
+        col(Result.system_id),
+        col(Result.benchmark_id),
+        col(Result.software_version_id),
+        col(Result.metric_id),
+        col(Result.workload),
+    ),
+}
+"""What :meth:`Store.iter_series_points` reads, and its orders: a point's rows are adjacent."""
+
+
+def _group_points(
+    rows: Iterable[Any],
+    labels: dict[type[Any], dict[int, tuple[Any, ...]]],
+    examples: dict[int | None, bool],
+) -> Iterator[SeriesPoint]:
+    """One point per run of rows with the same series and version (the rows come grouped)."""
     current: tuple[Any, ...] | None = None
     values: list[float] = []
     valid = 0
     example = False
-    for row in rows:
-        key = tuple(row[:9])
+    for version, system, benchmark, metric, workload, value, is_valid, source in rows:
+        key = (version, system, benchmark, metric, workload)
         if key != current:
             if current is not None:
-                yield _point(current, values, valid, example)
+                yield _point(current, labels, values, valid, example)
             current, values, valid, example = key, [], 0, False
-        values.append(row[9])
-        valid += 1 if row[10] else 0
-        example = example or bool(row[11])
+        values.append(value)
+        valid += 1 if is_valid else 0
+        example = example or bool(examples.get(source))
     if current is not None:
-        yield _point(current, values, valid, example)
+        yield _point(current, labels, values, valid, example)
 
 
-def _point(key: tuple[Any, ...], values: list[float], valid: int, example: bool) -> SeriesPoint:
-    software, version, system, benchmark, scenario, workload, metric, unit, higher = key
+def _point(
+    key: tuple[Any, ...],
+    labels: dict[type[Any], dict[int, tuple[Any, ...]]],
+    values: list[float],
+    valid: int,
+    example: bool,
+) -> SeriesPoint:
+    version, system, benchmark, metric, workload = key
+    software, version_label = labels[SoftwareVersion][version]
+    system_key, name = labels[System][system][:2]
+    benchmark_name, scenario = labels[Benchmark][benchmark]
+    metric_name, unit, higher = labels[Metric][metric]
     return SeriesPoint(
         software=software,
-        version=version,
-        system=system,
-        benchmark=benchmark,
+        version=version_label,
+        system=name,
+        benchmark=benchmark_name,
         scenario=scenario,
         workload=workload,
-        metric=metric,
+        metric=metric_name,
         unit=unit,
         higher_is_better=bool(higher),
         values=tuple(values),
         valid_count=valid,
         is_example=example,
+        system_key=system_key,
     )
 
 
