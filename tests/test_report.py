@@ -1,8 +1,10 @@
-"""Tests of the index page: its context, the rendered HTML and report.json."""
+"""Tests of the results tables: their context, the rendered HTML, results.csv and report.json."""
 
 from __future__ import annotations
 
+import csv
 import dataclasses
+import io
 import json
 from collections.abc import Sequence
 from html.parser import HTMLParser
@@ -12,8 +14,8 @@ from typing import Any
 import jinja2
 import pytest
 
-from tracker.records import SeriesPoint, VersionInfo
-from tracker.report import IndexPage, ReportInput, Site, build_index_page, build_site, render_site
+from tracker.records import FindingRecord, SeriesPoint, VersionInfo
+from tracker.report import IndexPage, ReportInput, build_index_page, render_site
 from tracker.report.context import Cell, PageCounts, SeriesRow, SeriesTable
 from tracker.report.render import build_environment
 
@@ -35,6 +37,7 @@ def point(
     metric: str = "tokens_per_s",
     unit: str = "tokens/s",
     higher_is_better: bool = True,
+    system_key: str = "",
 ) -> SeriesPoint:
     return SeriesPoint(
         software=software,
@@ -49,6 +52,7 @@ def point(
         values=values,
         valid_count=len(values) if valid_count is None else valid_count,
         is_example=is_example,
+        system_key=system_key,
     )
 
 
@@ -66,16 +70,19 @@ def only_cell(page: IndexPage) -> Cell:
     return cell
 
 
-def site_of(points: list[SeriesPoint], version_list: Sequence[VersionInfo] = ()) -> Site:
+def render_points(
+    points: list[SeriesPoint], out: Path, version_list: Sequence[VersionInfo] = ()
+) -> Path:
+    """Render the site of ``points`` into ``out``; return its index page."""
     data = ReportInput(points=tuple(points), versions=tuple(version_list))
-    return build_site(data, generated_at=GENERATED_AT)
+    return render_site(data, out, generated_at=GENERATED_AT)
 
 
 def render(
     points: list[SeriesPoint], tmp_path: Path, version_list: Sequence[VersionInfo] = ()
 ) -> str:
     """The HTML of the one benchmark page: where the results tables are."""
-    render_site(site_of(points, version_list), tmp_path)
+    render_points(points, tmp_path, version_list)
     [page] = sorted((tmp_path / "benchmark").glob("*.html"))
     return page.read_text(encoding="utf-8")
 
@@ -227,8 +234,8 @@ def test_hostile_system_name_is_escaped_in_the_html(tmp_path: Path) -> None:
 
 def test_rendering_twice_gives_identical_bytes(tmp_path: Path) -> None:
     points = [point("2.0", values=(1.0, 2.0, 3.0), valid_count=2), point("1.0", is_example=True)]
-    first = render_site(site_of(points, versions("1.0", "2.0")), tmp_path / "a").parent
-    second = render_site(site_of(points[::-1], versions("1.0", "2.0")), tmp_path / "b").parent
+    first = render_points(points, tmp_path / "a", versions("1.0", "2.0")).parent
+    second = render_points(points[::-1], tmp_path / "b", versions("1.0", "2.0")).parent
     names = sorted(str(p.relative_to(first)) for p in first.rglob("*") if p.is_file())
     assert names == sorted(str(p.relative_to(second)) for p in second.rglob("*") if p.is_file())
     for name in names:
@@ -274,14 +281,14 @@ def test_html_shows_lower_is_better_for_latency(tmp_path: Path) -> None:
 
 
 def test_empty_page_tells_the_user_to_run_ingest(tmp_path: Path) -> None:
-    html = render_site(site_of([]), tmp_path).read_text(encoding="utf-8")
+    html = render_points([], tmp_path).read_text(encoding="utf-8")
     assert "No results yet" in html
     assert "<code>tracker ingest</code>" in html
     assert "<table" not in html
 
 
 def test_site_links_its_stylesheet_relatively(tmp_path: Path) -> None:
-    index = render_site(site_of([point()]), tmp_path / "site")
+    index = render_points([point()], tmp_path / "site")
     html = index.read_text(encoding="utf-8")
     assert index == tmp_path / "site" / "index.html"
     assert 'href="static/report.css"' in html
@@ -290,16 +297,37 @@ def test_site_links_its_stylesheet_relatively(tmp_path: Path) -> None:
     assert "https://" not in html
 
 
-def test_report_json_parses_and_holds_the_rows(tmp_path: Path) -> None:
-    points = [point(values=(1.0, 3.0), system=HOSTILE)]
-    page = page_of(points, versions("1.0"))
-    render_site(site_of(points, versions("1.0")), tmp_path)
+def test_results_csv_holds_the_rows_and_report_json_the_totals(tmp_path: Path) -> None:
+    points = [point(values=(1.0, 3.0), system=HOSTILE), point("2.0", values=(5.0,))]
+    render_points(points, tmp_path, versions("1.0", "2.0"))
     data = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))
-    assert data["tables"] == json.loads(json.dumps(dataclasses.asdict(page)))["tables"]
-    row = data["tables"][0]["rows"][0]
-    assert row["system"] == HOSTILE
-    assert row["cells"][0]["median"] == 2.0
     assert data["generated_at"] == GENERATED_AT
+    assert data["counts"] == {"software": 1, "series": 2, "samples": 3, "invalid_samples": 0}
+    assert data["files"]["results"] == "results.csv" and "tables" not in data
+    rows = list(csv.DictReader(io.StringIO((tmp_path / "results.csv").read_text("utf-8"))))
+    hostile = [r for r in rows if r["system"] == HOSTILE]
+    assert [(r["version"], r["median"], r["min"], r["max"], r["n"]) for r in hostile] == [
+        ("1.0", "2.0", "1.0", "3.0", "2")
+    ]
+    assert len(rows) == 2
+
+
+def test_systems_of_one_name_from_two_submitters_are_two_rows(tmp_path: Path) -> None:
+    points = [
+        point(system="b200-x8", system_key="NVIDIA/b200-x8", values=(1.0,)),
+        point(system="b200-x8", system_key="UF/b200-x8", values=(2.0,)),
+        point(system="h200-x8", system_key="NVIDIA/h200-x8", values=(3.0,)),
+    ]
+    rows = page_of(points).tables[0].rows
+    assert [r.system for r in rows] == ["b200-x8 (NVIDIA)", "b200-x8 (UF)", "h200-x8"]
+    render_points(points, tmp_path)
+    assert len(list((tmp_path / "system").glob("*.html"))) == 3
+    results = list(csv.DictReader(io.StringIO((tmp_path / "results.csv").read_text("utf-8"))))
+    assert {(r["system"], r["submitter"], r["median"]) for r in results} == {
+        ("b200-x8", "NVIDIA", "1.0"),
+        ("b200-x8", "UF", "2.0"),
+        ("h200-x8", "NVIDIA", "3.0"),
+    }
 
 
 def test_environment_raises_on_a_missing_variable() -> None:
@@ -310,3 +338,31 @@ def test_environment_raises_on_a_missing_variable() -> None:
 
 def test_environment_escapes_by_default() -> None:
     assert build_environment().from_string("{{ x }}").render(x="<b>") == "&lt;b&gt;"
+
+
+def test_findings_are_paginated_and_every_row_links_its_page(tmp_path: Path) -> None:
+    findings = tuple(
+        FindingRecord(
+            fingerprint=f"f{i}",
+            kind="change_point",
+            series_key=f"vllm|/h200-x8|llama2-70b|Offline||m{i:05d}",
+            method="e_divisive_means",
+            software="vllm",
+            candidate_version="2.0",
+            change_pct=float(i),
+            evidence={"benchmark": "llama2-70b", "scenario": "Offline", "level_after": 1.5},
+        )
+        for i in range(2500)
+    )
+    data = ReportInput(points=(point(), point("2.0")), versions=(), findings=findings)
+    render_site(data, tmp_path, generated_at=GENERATED_AT)
+    pages = sorted(p.name for p in tmp_path.glob("findings*.html"))
+    assert pages == ["findings-2.html", "findings-3.html", "findings.html"]
+    second = (tmp_path / "findings-2.html").read_text(encoding="utf-8")
+    assert "Findings 1,001–2,000 of 2,500" in second
+    assert 'href="findings-3.html" rel="next"' in second and 'data-sort="1000"' in second
+    assert second.count("<tr><td class=") == 1000 and "level_after" in second
+    benchmark = next((tmp_path / "benchmark").glob("*.html")).read_text(encoding="utf-8")
+    assert "2,500 findings, the first 50 shown" in benchmark
+    rows = list(csv.DictReader(io.StringIO((tmp_path / "findings.csv").read_text("utf-8"))))
+    assert len(rows) == 2500 and json.loads(rows[0]["evidence"]) == {"level_after": 1.5}

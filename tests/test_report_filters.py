@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from tracker.report.filters import (
     FILTERS,
+    evidence_items,
+    evidence_json,
     format_change,
     format_ci,
     format_count,
     format_direction,
     format_efficiency,
+    format_evidence,
     format_gain,
     format_invalid,
     format_kind,
@@ -151,3 +156,23 @@ def test_format_efficiency_kind_versions_and_sort_value() -> None:
     assert sort_value(1.5) == "1.5"
     assert sort_value(None) == ""
     assert sort_value(float("inf")) == ""
+
+
+def test_sort_value_keeps_nine_significant_digits() -> None:
+    assert sort_value(-8.832458637373296) == "-8.83245864"
+    assert sort_value(3.028007359895416e-09) == "3.02800736e-09"
+    assert sort_value(8) == "8"
+
+
+def test_format_evidence_reads_values_plainly() -> None:
+    assert format_evidence("efficiency_drop") == "efficiency_drop"
+    assert format_evidence(0.9367518374153588) == "0.936752"
+    assert format_evidence(True) == "true" and format_evidence(20) == "20"
+    assert format_evidence(None) == format_evidence([]) == format_evidence("") == "\N{EM DASH}"
+    assert format_evidence({"b": [1, 2.5], "a": "<x>"}) == "a: <x>; b: 1, 2.5"
+
+
+def test_evidence_items_leave_out_columns_and_empty_values_but_the_csv_keeps_them() -> None:
+    evidence = {"benchmark": "resnet50", "p_value": 0.01, "g": 0.1416130325535896, "spikes": []}
+    assert evidence_items(evidence) == [("g", "0.141613")]
+    assert json.loads(evidence_json(evidence)) == {"g": 0.1416130325535896, "spikes": []}

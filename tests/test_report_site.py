@@ -1,4 +1,4 @@
-"""The report site: slugs, page contexts, report.json (golden), CSV and escaping."""
+"""The report site: slugs, page contexts, paging, report.json (golden), CSV and escaping."""
 
 from __future__ import annotations
 
@@ -20,34 +20,37 @@ from tracker.demo_serving import write_mlperf_rounds, write_serving_data
 from tracker.ingest import ingest_source, read_job
 from tracker.paths import ingest_jobs_dir
 from tracker.publish import gather_report_input, publish_report, version_pairs
-from tracker.report import build_site
+from tracker.report import render_site
 from tracker.report.charts import Chart
-from tracker.report.common import FindingRow, PageLink, benchmark_href, slug, system_href
-from tracker.report.filters import chart_json
+from tracker.report.common import (
+    FindingRow,
+    PageLink,
+    SystemName,
+    SystemNames,
+    benchmark_href,
+    page_href,
+    slug,
+    system_href,
+)
+from tracker.report.filters import chart_attribute, chart_json
 from tracker.report.pages_analysis import (
     FindingsPage,
+    ScalingGroupSummary,
     ScalingPage,
     ScalingPanel,
     ScalingRow,
-    ServingCurve,
-    ServingPage,
-    ServingRow,
     StatusCount,
 )
-from tracker.report.pages_compare import (
-    ComparePage,
-    CompareRow,
-    CompareSummary,
-    GainRow,
-    OverviewPage,
-    SoftwareSummary,
-    VerdictCount,
-)
+from tracker.report.pages_compare import ComparePage, CompareRow, PairSummary, VerdictCount
+from tracker.report.pages_overview import CompareSummary, GainRow, OverviewPage, SoftwareSummary
 from tracker.report.pages_series import BenchmarkPage, SystemPage
-from tracker.report.site import report_json
+from tracker.report.pages_serving import ServingCurve, ServingPage, ServingRow
+from tracker.report.paging import Pager, paginate
 from tracker.store import Store
 
 GOLDEN = Path(__file__).parent / "golden" / "report.json"
+GOLDEN_CSV = ("comparisons.csv", "findings.csv")
+"""Rows that report.json leaves to the CSV files, compared as well."""
 GENERATED_AT = "2026-01-02T03:04:05Z"
 HOSTILE = "<img src=x onerror=alert(1)><script>alert(2)</script>"
 
@@ -62,6 +65,9 @@ PAGE_CLASSES = [
     GainRow,
     OverviewPage,
     PageLink,
+    Pager,
+    PairSummary,
+    ScalingGroupSummary,
     ScalingPage,
     ScalingPanel,
     ScalingRow,
@@ -70,6 +76,7 @@ PAGE_CLASSES = [
     ServingRow,
     SoftwareSummary,
     StatusCount,
+    SystemName,
     SystemPage,
     VerdictCount,
 ]
@@ -116,6 +123,53 @@ def test_chart_json_is_compact_with_sorted_keys() -> None:
         chart_json({"a": float("nan")})
 
 
+def test_chart_attribute_escapes_what_ends_a_single_quoted_attribute() -> None:
+    text = str(chart_attribute({"name": "it's <b>&amp;</b>"}))
+    assert text == '{"name":"it&#39;s <b>&amp;amp;</b>"}'
+    parsed = html_attribute(f"<div data-figure='{text}'></div>")
+    assert json.loads(parsed) == {"name": "it's <b>&amp;</b>"}
+
+
+def html_attribute(markup: str) -> str:
+    """The data-figure attribute of ``markup`` as a browser reads it."""
+    from html.parser import HTMLParser
+
+    found: list[str] = []
+
+    class _Parser(HTMLParser):
+        def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+            found.extend(v or "" for k, v in attrs if k == "data-figure")
+
+    _Parser().feed(markup)
+    return found[0]
+
+
+def test_paginate_splits_rows_and_links_every_page() -> None:
+    pages = list(paginate(list(range(2500)), "compare/a-0123456789.html", size=1000))
+    assert [href for href, _pager, _rows in pages] == [
+        "compare/a-0123456789.html",
+        "compare/a-0123456789-2.html",
+        "compare/a-0123456789-3.html",
+    ]
+    _href, pager, rows = pages[1]
+    assert list(rows) == list(range(1000, 2000))
+    assert (pager.number, pager.count, pager.first_row, pager.last_row) == (2, 3, 1001, 2000)
+    assert (pager.previous, pager.next) == ("a-0123456789.html", "a-0123456789-3.html")
+    assert [link.href for link in pager.links][-1] == "a-0123456789-3.html"
+    [(only, empty, none)] = list(paginate([], "findings.html"))
+    assert (only, empty.count, empty.total_rows, list(none)) == ("findings.html", 1, 0, [])
+    assert page_href("findings.html", 2) == "findings-2.html"
+
+
+def test_system_names_add_the_submitter_only_where_names_collide() -> None:
+    names = SystemNames([("NVIDIA/B200", "B200"), ("UF/B200", "B200"), ("NVIDIA/H200", "H200")])
+    assert names.of("NVIDIA/B200").label == "B200 (NVIDIA)"
+    assert names.of("UF/B200", "B200").label == "B200 (UF)"
+    assert names.of("NVIDIA/H200").label == "H200"
+    assert names.of("NVIDIA/B200").href != names.of("UF/B200").href
+    assert names.of("/local").label == "local" and names.of("/local").submitter == ""
+
+
 def test_version_pairs_are_consecutive_plus_newest_against_first() -> None:
     assert version_pairs(["1", "2", "3"]) == [
         ("1", "2", False, False),
@@ -142,7 +196,11 @@ def _seeded_store(work: Path) -> Store:
 def seeded(tmp_path_factory: pytest.TempPathFactory) -> Any:
     work = tmp_path_factory.mktemp("golden")
     store = _seeded_store(work)
-    before = report_json(build_site(gather_report_input(store), generated_at=GENERATED_AT))
+    render_site(gather_report_input(store), work / "before", generated_at=GENERATED_AT)
+    before = (
+        (work / "before" / "report.json").read_text(encoding="utf-8"),
+        (work / "before" / "findings.csv").read_text(encoding="utf-8"),
+    )
     run_analysis(store)
     site_dir = work / "site"
     publish_report(store, site_dir, generated_at=GENERATED_AT)
@@ -162,35 +220,67 @@ def test_report_json_matches_the_golden_file(seeded: Any, update_golden: bool) -
     assert text == GOLDEN.read_text(encoding="utf-8"), "run pytest --update-golden after review"
 
 
+@pytest.mark.parametrize("name", GOLDEN_CSV)
+def test_csv_rows_match_their_golden_files(seeded: Any, update_golden: bool, name: str) -> None:
+    """The comparison and finding rows, which report.json leaves to the CSV files."""
+    _store, site_dir, _before = seeded
+    text = (site_dir / name).read_text(encoding="utf-8")
+    golden = GOLDEN.parent / name
+    if update_golden:
+        golden.write_text(text, encoding="utf-8", newline="\n")
+    assert golden.is_file(), f"run pytest --update-golden to create tests/golden/{name}"
+    assert text == golden.read_text(encoding="utf-8"), "run pytest --update-golden after review"
+
+
 def test_report_json_shows_what_the_pages_show(seeded: Any) -> None:
     _store, site_dir, _before = seeded
     data = json.loads((site_dir / "report.json").read_text(encoding="utf-8"))
     assert data["generated_at"] == GENERATED_AT
     assert data["overview"]["findings_stored"] is True
-    assert data["comparisons"] and all(c["rows"] for c in data["comparisons"])
+    assert data["comparisons"] and all(c["rows"] and c["pages"] for c in data["comparisons"])
+    for pair in data["comparisons"]:
+        assert all((site_dir / href).is_file() for href in pair["pages"])
+        assert sum(c["count"] for c in pair["counts"]) == pair["rows"]
     assert data["serving"]["curves"]
-    assert data["findings"]["rows"]
+    assert data["findings"]["total"] and data["pages"]["findings"] == ["findings.html"]
     assert "chart" not in json.dumps(data).replace("charts.", "")
+    assert '"evidence":' not in json.dumps(data["overview"])
 
 
 def test_without_stored_findings_the_report_shows_the_runs_findings_unstored(
     seeded: Any,
 ) -> None:
-    _store, _site, before = seeded
-    data = json.loads(before)
+    _store, _site, (report, findings) = seeded
+    data = json.loads(report)
     assert data["findings"]["stored"] is False
-    assert {row["status"] for row in data["findings"]["rows"]} == {"not stored"}
+    assert data["findings"]["counts"] == {"not stored": data["findings"]["total"]}
+    rows = list(csv.DictReader(io.StringIO(findings)))
+    assert {row["status"] for row in rows} == {"not stored"}
 
 
-def test_csv_downloads_parse_and_match_the_tables(seeded: Any) -> None:
+def test_csv_downloads_parse_and_add_up(seeded: Any) -> None:
     _store, site_dir, _before = seeded
-    results = list(csv.DictReader(io.StringIO((site_dir / "results.csv").read_text())))
     report = json.loads((site_dir / "report.json").read_text())
-    cells = sum(1 for t in report["tables"] for r in t["rows"] for c in r["cells"] if c)
-    assert len(results) == cells
+    results = list(csv.DictReader(io.StringIO((site_dir / "results.csv").read_text())))
+    assert sum(int(r["n"]) for r in results) == report["counts"]["samples"]
+    series = {(r["software"], r["system"], r["submitter"], r["benchmark"], r["scenario"],
+               r["workload"], r["metric"]) for r in results}  # fmt: skip
+    assert len(series) == report["counts"]["series"]
     findings = list(csv.DictReader(io.StringIO((site_dir / "findings.csv").read_text())))
-    assert len(findings) == len(report["findings"]["rows"])
-    assert {"status", "kind", "change_pct", "q_value"} <= set(findings[0])
+    assert len(findings) == report["findings"]["total"]
+    assert {"status", "kind", "change_pct", "q_value", "evidence"} <= set(findings[0])
+    assert all(isinstance(json.loads(f["evidence"]), dict) for f in findings)
+    compared = list(csv.DictReader(io.StringIO((site_dir / "comparisons.csv").read_text())))
+    assert len(compared) == sum(c["rows"] for c in report["comparisons"])
+
+
+def test_comparison_pages_list_every_series_that_changed(seeded: Any) -> None:
+    _store, site_dir, _before = seeded
+    report = json.loads((site_dir / "report.json").read_text())
+    for pair in report["comparisons"]:
+        html = "".join((site_dir / h).read_text(encoding="utf-8") for h in pair["pages"])
+        changed = sum(c["count"] for c in pair["counts"] if c["verdict"] != "no_change")
+        assert html.count('<tr><td class="verdict-') == changed == pair["listed"]
 
 
 def test_the_same_database_gives_the_same_bytes_but_the_generated_at_line(

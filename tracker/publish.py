@@ -9,22 +9,29 @@ software and on its newest version against its first (one Benjamini–Hochberg
 family per pair, seeded bootstrap). Findings are the stored ones, with their
 triage states; when none are stored, the findings of this run are shown,
 marked "not stored" (run ``tracker analyze`` to store and triage them).
+
+Nothing that grows with every result is held whole: the samples stream into the
+analysis (the systems' descriptions are gathered on the way), the report reads
+the points from the store once per pass (grouped by benchmark, then by system),
+and each version pair is compared only when the report comes to it, its rows
+rendered and dropped before the next.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from tracker.analysis import SeriesSamples, collect_evidence, decide_verdicts
 from tracker.analyze import DEFAULT_SEED, AnalysisOutcome, AnalysisSettings, analyse
 from tracker.parsers.serving import OUTPUT_TOKENS_PER_S
-from tracker.records import AnalysisSample, StoredFinding, VersionInfo
-from tracker.report import PairRun, ReportInput, SystemInfo, build_site, render_site
+from tracker.records import AnalysisSample, SeriesPoint, StoredFinding, VersionInfo
+from tracker.report import PairRun, PointOrder, ReportInput, SystemInfo, render_site
 from tracker.store import Store
 from tracker.versions import order_versions
 
@@ -55,11 +62,11 @@ def version_pairs(order: Sequence[str]) -> list[tuple[str, str, bool, bool]]:
 
 def _pair_runs(
     outcome: AnalysisOutcome, settings: AnalysisSettings, seed: int
-) -> tuple[PairRun, ...]:
+) -> Iterator[PairRun]:
+    """Each compared pair, computed when asked for (one pair's comparisons at a time)."""
     by_software: dict[str, list[SeriesSamples]] = defaultdict(list)
     for series in outcome.series:
         by_software[outcome.infos[series.key].software].append(series)
-    runs = []
     for software in sorted(by_software):
         members = by_software[software]
         for baseline, candidate, latest, first in version_pairs(outcome.version_order[software]):
@@ -78,29 +85,54 @@ def _pair_runs(
                 family_method=settings.family_method,
                 missing=found.missing,
             )
-            runs.append(PairRun(software, baseline, candidate, run, latest, first))
-    return tuple(runs)
+            yield PairRun(software, baseline, candidate, run, latest, first)
 
 
-def _systems(samples: Iterable[AnalysisSample]) -> tuple[SystemInfo, ...]:
-    found: dict[str, dict[str, set[str | int]]] = defaultdict(lambda: defaultdict(set))
-    for s in samples:
-        fields = found[s.system]
-        for name, value in (
-            ("submitters", s.submitter),
-            ("accelerators", s.accelerator),
-            ("accelerator_counts", s.accelerators_total),
-            ("nodes", s.nodes),
-            ("host_cpus", s.host_cpu),
-            ("divisions", s.division),
-            ("software_stacks", s.software_stack),
-        ):
-            if value is not None and value != "":
-                fields[name].add(value)
-    return tuple(
-        SystemInfo(name, **{k: tuple(sorted(v)) for k, v in fields.items()})  # type: ignore[arg-type]
-        for name, fields in sorted(found.items())
-    )
+_SYSTEM_FIELDS = (
+    "submitters",
+    "accelerators",
+    "accelerator_counts",
+    "nodes",
+    "host_cpus",
+    "divisions",
+    "software_stacks",
+)
+
+
+class _Systems:
+    """The systems' descriptions, gathered while the samples stream into the analysis."""
+
+    def __init__(self) -> None:
+        self._seen: dict[tuple[str, str], set[tuple[str | int | None, ...]]] = defaultdict(set)
+
+    def watch(self, samples: Iterable[AnalysisSample]) -> Iterator[AnalysisSample]:
+        """``samples``, unchanged; each system's distinct field values are noted."""
+        seen = self._seen
+        for s in samples:
+            seen[(s.system_key, s.system)].add(
+                (
+                    s.submitter,
+                    s.accelerator,
+                    s.accelerators_total,
+                    s.nodes,
+                    s.host_cpu,
+                    s.division,
+                    s.software_stack,
+                )
+            )
+            yield s
+
+    def infos(self) -> tuple[SystemInfo, ...]:
+        """One description per system (by key), each field's values sorted."""
+        out = []
+        for (key, name), combos in sorted(self._seen.items()):
+            fields: dict[str, tuple[Any, ...]] = {}
+            for index, field_name in enumerate(_SYSTEM_FIELDS):
+                values: set[Any] = {c[index] for c in combos} - {None, ""}
+                if values:
+                    fields[field_name] = tuple(sorted(values))
+            out.append(SystemInfo(name, key, **fields))
+        return tuple(out)
 
 
 def gather_report_input(
@@ -109,19 +141,34 @@ def gather_report_input(
     settings: AnalysisSettings | None = None,
     rng_seed: int = DEFAULT_SEED,
 ) -> ReportInput:
-    """Everything the report shows, read from ``store`` and analysed (nothing is stored)."""
+    """Everything the report shows, read from ``store`` and analysed (nothing is stored).
+
+    The points are read from ``store`` and the pairs compared as the report
+    reaches them: keep ``store`` open until the report is rendered, and render
+    the input once.
+    """
     conf = settings or AnalysisSettings()
     versions = _ordered(store.list_versions())
-    samples = list(store.iter_analysis_samples())
+    systems = _Systems()
     sweeps = tuple(store.iter_sweep_samples(metric=OUTPUT_TOKENS_PER_S.name))
     outcome = analyse(
-        samples, sweeps, versions, settings=conf, rng_seed=rng_seed, analysed_at=_EPOCH
+        systems.watch(store.iter_analysis_samples()),
+        sweeps,
+        versions,
+        settings=conf,
+        rng_seed=rng_seed,
+        analysed_at=_EPOCH,
     )
     stored: Sequence[StoredFinding] = store.list_findings()
+
+    def read_points(order: PointOrder) -> Iterator[SeriesPoint]:
+        return store.iter_series_points(order=order)
+
     return ReportInput(
-        points=tuple(store.iter_series_points()),
+        points=(),
+        read_points=read_points,
         versions=tuple(versions),
-        systems=_systems(samples),
+        systems=systems.infos(),
         series=outcome.series,
         infos=outcome.infos,
         pairs=_pair_runs(outcome, conf, rng_seed),
@@ -148,4 +195,4 @@ def publish_report(
 ) -> Path:
     """Render the report of everything in ``store`` into ``out_dir``; return the index page."""
     data = gather_report_input(store, settings=settings)
-    return render_site(build_site(data, generated_at=generated_at), out_dir)
+    return render_site(data, out_dir, generated_at=generated_at)

@@ -206,6 +206,8 @@ class SeriesPoint:
     values: tuple[float, ...]
     valid_count: int
     is_example: bool
+    system_key: str = ""
+    """The system's identity (``submitter/name``); empty: the name alone identifies it."""
 
 
 @dataclass(frozen=True, slots=True)

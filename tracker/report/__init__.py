@@ -1,24 +1,22 @@
 """The static report: page contexts, formatting filters and rendering.
 
-:func:`build_site` turns a :class:`ReportInput` (records and analysis results,
-gathered by :mod:`tracker.publish`) into page contexts; :func:`render_site`
-writes the HTML, assets, ``report.json`` and CSV files.
+:func:`render_site` turns a :class:`ReportInput` (records and analysis results,
+gathered by :mod:`tracker.publish`) into the site: HTML pages, assets,
+``report.json`` and CSV files, written page by page (:mod:`tracker.report.site`).
 """
 
 from __future__ import annotations
 
 from tracker.report.context import IndexPage, build_index_page
-from tracker.report.inputs import PairRun, ReportInput, SystemInfo
-from tracker.report.render import render_site
-from tracker.report.site import Site, build_site
+from tracker.report.inputs import PairRun, PointOrder, ReportInput, SystemInfo
+from tracker.report.site import render_site
 
 __all__ = [
     "IndexPage",
     "PairRun",
+    "PointOrder",
     "ReportInput",
-    "Site",
     "SystemInfo",
     "build_index_page",
-    "build_site",
     "render_site",
 ]

@@ -62,7 +62,10 @@ def color(index: int) -> str:
 
 
 def _num(value: float | None) -> float | None:
-    return value if value is not None and math.isfinite(value) else None
+    """A finite number to 6 significant digits (plenty for a chart; keeps the pages small)."""
+    if value is None or not math.isfinite(value):
+        return None
+    return float(f"{value:.6g}")
 
 
 def line_trace(
@@ -75,16 +78,22 @@ def line_trace(
     mode: str = "lines+markers",
     dash: str = "solid",
 ) -> Spec:
-    """A line with markers; ``hover`` is a plotly hovertemplate (already safe text)."""
+    """A line with markers; ``hover`` is a plotly hovertemplate (already safe text).
+
+    The hover box names the trace (plotly's default for a template without ``<extra>``).
+    """
+    line: Spec = {"color": color(index), "width": 2}
+    if dash != "solid":
+        line["dash"] = dash
     return {
         "type": "scatter",
         "mode": mode,
         "name": label(name),
         "x": list(x),
         "y": [_num(v) for v in y],
-        "line": {"color": color(index), "width": 2, "dash": dash},
+        "line": line,
         "marker": {"color": color(index), "size": 7},
-        "hovertemplate": hover + "<extra>" + label(name) + "</extra>",
+        "hovertemplate": hover,
     }
 
 

@@ -1,7 +1,9 @@
-"""Pieces every page shares: slugs and links, findings as rows, the series-key lookup.
+"""Pieces every page shares: slugs and links, system names, findings as rows, the key lookup.
 
 Links are relative to the site root (``benchmark/<slug>.html``); a page in a
-sub-folder gets ``root = "../"`` from the renderer and prefixes them.
+sub-folder gets ``root = "../"`` from the renderer and prefixes them. A system
+is identified by its key (``submitter/name``): two submitters' systems of one
+name get a page each and are labelled with their submitter (:class:`SystemNames`).
 """
 
 from __future__ import annotations
@@ -11,26 +13,36 @@ import json
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from typing import Any
 
 from tracker.analyze_inputs import SeriesInfo
 from tracker.records import FindingRecord, StoredFinding
 
 __all__ = [
+    "PAGE_ROWS",
     "FindingRow",
     "PageLink",
+    "SystemName",
+    "SystemNames",
     "benchmark_href",
     "compare_href",
     "finding_row",
+    "finding_rows",
     "key_lookup",
+    "page_href",
     "slug",
     "system_href",
 ]
 
 _UNSAFE = re.compile(r"[^a-z0-9]+")
 
+PAGE_ROWS = 1000
+"""Rows on one page of a paginated table (comparisons, findings)."""
 
+
+@lru_cache(maxsize=65536)
 def slug(*parts: str) -> str:
     """A file-name-safe, deterministic slug of ``parts``, unique per distinct ``parts``.
 
@@ -48,14 +60,64 @@ def benchmark_href(benchmark: str, scenario: str) -> str:
     return f"benchmark/{slug(benchmark, scenario)}.html"
 
 
-def system_href(system: str) -> str:
-    """The page of one system (by name)."""
-    return f"system/{slug(system)}.html"
+def system_href(system_key: str) -> str:
+    """The page of one system, by its identity (``submitter/name``)."""
+    return f"system/{slug(system_key)}.html"
 
 
 def compare_href(software: str, baseline: str, candidate: str) -> str:
-    """The comparison page of one version pair of one software."""
+    """The (first) comparison page of one version pair of one software."""
     return f"compare/{slug(software, baseline, candidate)}.html"
+
+
+def page_href(first: str, number: int) -> str:
+    """Page ``number`` (from 1) of a paginated page whose first page is ``first``.
+
+    >>> page_href("compare/a-0123456789.html", 1), page_href("findings.html", 3)
+    ('compare/a-0123456789.html', 'findings-3.html')
+    """
+    return first if number == 1 else f"{first.removesuffix('.html')}-{number}.html"
+
+
+@dataclass(frozen=True, slots=True)
+class SystemName:
+    """How one system (by identity) is named and linked."""
+
+    key: str = field(metadata={"help": "Identity: submitter/name."})
+    name: str = field(metadata={"help": "System name."})
+    submitter: str = field(metadata={"help": "Submitter; empty when unknown."})
+    label: str = field(
+        metadata={"help": "The name, with the submitter where another system has the name."}
+    )
+    href: str = field(metadata={"help": "The system page (relative to the root)."})
+
+
+def _name_of_key(key: str) -> str:
+    return key.partition("/")[2] or key
+
+
+class SystemNames:
+    """Labels and pages of systems: by key, with the submitter where names collide."""
+
+    def __init__(self, systems: Iterable[tuple[str, str]]) -> None:
+        """``systems``: (key, name) of every system of the report."""
+        keys: dict[str, set[str]] = defaultdict(set)
+        for key, name in systems:
+            keys[name].add(key or name)
+        self._shared = {name for name, found in keys.items() if len(found) > 1}
+        self._known: dict[str, SystemName] = {}
+
+    def of(self, key: str, name: str | None = None) -> SystemName:
+        """The system ``key`` (``name``: its name, else read from the key)."""
+        key = key or name or ""
+        found = self._known.get(key)
+        if found is None:
+            name = name if name is not None else _name_of_key(key)
+            submitter = key.removesuffix("/" + name) if key.endswith("/" + name) else ""
+            label = f"{name} ({submitter})" if submitter and name in self._shared else name
+            found = SystemName(key, name, submitter, label, system_href(key))
+            self._known[key] = found
+        return found
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,10 +137,13 @@ class FindingRow:
     status: str = field(metadata={"help": "Triage state, or 'not stored' (run tracker analyze)."})
     kind: str = field(metadata={"help": "regression, suspect, improvement, change_point, …"})
     software: str = field(metadata={"help": "Software name."})
-    system: str = field(metadata={"help": "System name (empty for scaling groups)."})
+    system: str = field(
+        metadata={"help": "System name, with its submitter where names collide (empty: groups)."}
+    )
     benchmark: str = field(metadata={"help": "Benchmark name."})
     scenario: str = field(metadata={"help": "Scenario."})
     metric: str = field(metadata={"help": "Metric (or the finding's subject)."})
+    system_key: str = field(metadata={"help": "The system's identity (empty for groups)."})
     series_key: str = field(metadata={"help": "The key of the series or group it is about."})
     baseline: str | None = field(metadata={"help": "Baseline version, when there is one."})
     candidate: str | None = field(metadata={"help": "Candidate version."})
@@ -89,10 +154,14 @@ class FindingRow:
     p_value: float | None = field(metadata={"help": "p-value, when tested."})
     q_value: float | None = field(metadata={"help": "Benjamini–Hochberg q-value, when tested."})
     note: str = field(metadata={"help": "Triage note or evidence note."})
-    evidence: tuple[tuple[str, str], ...] = field(
-        metadata={"help": "Every evidence item as (name, JSON text), sorted by name."}
+    evidence: Mapping[str, Any] = field(
+        metadata={"help": "The evidence (JSON-ready); shown through the evidence_items filter."}
     )
     href: str = field(metadata={"help": "The page of its benchmark (relative to the root)."})
+    evidence_href: str = field(
+        default="findings.html",
+        metadata={"help": "The findings page that shows its evidence (relative to the root)."},
+    )
 
 
 def _text(value: Any) -> str:
@@ -111,24 +180,28 @@ def _ci(value: Any) -> tuple[float, float] | None:
     return None
 
 
-def finding_row(finding: StoredFinding | FindingRecord) -> FindingRow:
+def finding_row(
+    finding: StoredFinding | FindingRecord, names: SystemNames | None = None
+) -> FindingRow:
     """The row of a stored finding, or of a finding of an unsaved analysis run."""
     ev: Mapping[str, Any] = finding.evidence
     key = ev.get("key") if isinstance(ev.get("key"), Mapping) else {}
     assert isinstance(key, Mapping)
     benchmark = _text(ev.get("benchmark")) or _text(key.get("benchmark"))
     scenario = _text(ev.get("scenario")) or _text(key.get("scenario"))
-    stored = isinstance(finding, StoredFinding)
     note = (finding.status_note or "") if isinstance(finding, StoredFinding) else ""
+    system = _text(ev.get("system"))
+    label = (names or SystemNames(())).of(system).label if system else ""
     return FindingRow(
         id=finding.id if isinstance(finding, StoredFinding) else None,
         status=finding.status if isinstance(finding, StoredFinding) else "not stored",
         kind=finding.kind,
         software=_text(ev.get("software")),
-        system=_text(ev.get("system")).partition("/")[2] or _text(ev.get("system")),
+        system=label,
         benchmark=benchmark,
         scenario=scenario,
         metric=_text(ev.get("metric")) or _text(key.get("metric")),
+        system_key=system,
         series_key=finding.series_key,
         baseline=finding.baseline_version,
         candidate=finding.candidate_version,
@@ -138,35 +211,42 @@ def finding_row(finding: StoredFinding | FindingRecord) -> FindingRow:
         ci_pct=_ci(ev.get("ci_pct")),
         p_value=_float(ev.get("p_value")),
         q_value=_float(ev.get("q_value")),
-        note=note or _text(ev.get("note")) or ("" if stored else "run `tracker analyze` to triage"),
-        evidence=tuple(
-            (name, json.dumps(ev[name], sort_keys=True, ensure_ascii=False)) for name in sorted(ev)
-        ),
+        note=note or _text(ev.get("note")),
+        evidence=ev,
         href=benchmark_href(benchmark, scenario) if benchmark else "findings.html",
     )
 
 
-def finding_rows(findings: Iterable[StoredFinding | FindingRecord]) -> tuple[FindingRow, ...]:
-    """Rows of ``findings``, open first, then by kind, software, versions and key."""
-    rows = [finding_row(f) for f in findings]
+def finding_rows(
+    findings: Iterable[StoredFinding | FindingRecord], names: SystemNames | None = None
+) -> tuple[FindingRow, ...]:
+    """Rows of ``findings``, open first, then by kind, software, versions and key.
+
+    Each links to the findings page that lists it (:data:`PAGE_ROWS` a page).
+    """
+    names = names or SystemNames(())
+    rows = [finding_row(f, names) for f in findings]
     order = {"open": 0, "not stored": 0, "acknowledged": 1, "expected": 2, "fixed": 3}
-    return tuple(
-        sorted(
-            rows,
-            key=lambda r: (
-                order.get(r.status, 4),
-                r.kind,
-                r.software,
-                r.candidate or "",
-                r.series_key,
-                r.id or 0,
-            ),
+    rows.sort(
+        key=lambda r: (
+            order.get(r.status, 4),
+            r.kind,
+            r.software,
+            r.candidate or "",
+            r.series_key,
+            r.id or 0,
         )
+    )
+    return tuple(
+        replace(row, evidence_href=page_href("findings.html", i // PAGE_ROWS + 1))
+        if i >= PAGE_ROWS
+        else row
+        for i, row in enumerate(rows)
     )
 
 
 RowKey = tuple[str, str, str, str, str, str]
-"""software, system name, benchmark, scenario, workload, metric."""
+"""software, system key, benchmark, scenario, workload, metric."""
 
 
 def key_lookup(infos: Mapping[str, SeriesInfo]) -> dict[RowKey, list[str]]:
@@ -176,8 +256,7 @@ def key_lookup(infos: Mapping[str, SeriesInfo]) -> dict[RowKey, list[str]]:
         info = infos[key]
         if info.axis != "version":
             continue
-        name = info.system.partition("/")[2] or info.system
         out[
-            (info.software, name, info.benchmark, info.scenario, info.workload, info.metric)
+            (info.software, info.system, info.benchmark, info.scenario, info.workload, info.metric)
         ].append(key)
     return out

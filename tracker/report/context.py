@@ -6,17 +6,19 @@ in one place and a test can check that none is left undocumented.
 
 One table per software name; its columns are that software's versions in the
 explicit order the caller passes (never the order of ingestion); its rows are
-the series (system, benchmark, scenario, workload, metric) measured on it.
+the series (system, benchmark, scenario, workload, metric) measured on it. A
+system is its identity (submitter and name): two systems of one name are two
+rows, labelled with their submitters.
 """
 
 from __future__ import annotations
 
-import statistics
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from tracker.records import SeriesPoint, VersionInfo
+from tracker.report.common import SystemNames
 
 __all__ = [
     "Cell",
@@ -27,7 +29,8 @@ __all__ = [
     "build_index_page",
 ]
 
-_RowKey = tuple[str, str, str, str, str]
+_RowKey = tuple[str, str, str, str, str, str]
+"""System name, system key, benchmark, scenario, workload, metric: the rows' order."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,7 +49,11 @@ class Cell:
 class SeriesRow:
     """One series of one software: a row of its table."""
 
-    system: str = field(metadata={"help": "Name of the system under test."})
+    system: str = field(
+        metadata={"help": "Name of the system under test; with its submitter where names collide."}
+    )
+    system_key: str = field(metadata={"help": "The system's identity (submitter/name)."})
+    system_href: str = field(metadata={"help": "The system's page (relative to the root)."})
     benchmark: str = field(metadata={"help": "Benchmark (model) name."})
     scenario: str = field(metadata={"help": "Scenario, e.g. Offline or Server."})
     workload: str = field(metadata={"help": "Workload label; empty when there is none."})
@@ -101,19 +108,23 @@ def build_index_page(
     *,
     generated_at: str,
     title: str = "Benchmark results",
+    names: SystemNames | None = None,
 ) -> IndexPage:
     """The index page context for ``points``.
 
     ``versions`` lists each software's versions in their explicit order; columns
     follow it. Only versions with at least one point become columns; a version
     found in ``points`` but not listed in ``versions`` goes last, sorted by label.
+    ``names`` labels the systems (by default: from ``points`` alone).
     """
     by_software: dict[str, list[SeriesPoint]] = defaultdict(list)
     for point in points:
         by_software[point.software].append(point)
+    if names is None:
+        names = SystemNames((p.system_key, p.system) for g in by_software.values() for p in g)
     listed = _listed_versions(versions)
     tables = tuple(
-        _build_table(software, by_software[software], listed.get(software, []))
+        _build_table(software, by_software[software], listed.get(software, []), names)
         for software in sorted(by_software)
     )
     all_points = [point for group in by_software.values() for point in group]
@@ -142,27 +153,39 @@ def _column_order(points: Sequence[SeriesPoint], listed: Sequence[str]) -> tuple
 
 
 def _row_key(point: SeriesPoint) -> _RowKey:
-    return (point.system, point.benchmark, point.scenario, point.workload, point.metric)
+    return (
+        point.system,
+        point.system_key or point.system,
+        point.benchmark,
+        point.scenario,
+        point.workload,
+        point.metric,
+    )
 
 
 def _build_table(
-    software: str, points: Sequence[SeriesPoint], listed: Sequence[str]
+    software: str, points: Sequence[SeriesPoint], listed: Sequence[str], names: SystemNames
 ) -> SeriesTable:
     columns = _column_order(points, listed)
     series: dict[_RowKey, list[SeriesPoint]] = defaultdict(list)
     for point in points:
         series[_row_key(point)].append(point)
-    rows = tuple(_build_row(series[key], columns) for key in sorted(series))
+    rows = tuple(_build_row(series[key], columns, names) for key in sorted(series))
     return SeriesTable(software=software, versions=columns, rows=rows)
 
 
-def _build_row(points: Sequence[SeriesPoint], columns: Sequence[str]) -> SeriesRow:
+def _build_row(
+    points: Sequence[SeriesPoint], columns: Sequence[str], names: SystemNames
+) -> SeriesRow:
     by_version: dict[str, list[SeriesPoint]] = defaultdict(list)
     for point in points:
         by_version[point.version].append(point)
     first = points[0]
+    system = names.of(first.system_key, first.system)
     return SeriesRow(
-        system=first.system,
+        system=system.label,
+        system_key=system.key,
+        system_href=system.href,
         benchmark=first.benchmark,
         scenario=first.scenario,
         workload=first.workload,
@@ -176,17 +199,20 @@ def _build_row(points: Sequence[SeriesPoint], columns: Sequence[str]) -> SeriesR
 
 def _build_cell(points: Sequence[SeriesPoint]) -> Cell | None:
     """Summarise the samples of one series at one version (repeats merged)."""
-    values = [float(value) for point in points for value in point.values]
-    if not values:
+    values = sorted(float(value) for point in points for value in point.values)
+    n = len(values)
+    if not n:
         return None
-    valid_count = max(0, min(sum(point.valid_count for point in points), len(values)))
+    valid_count = max(0, min(sum(point.valid_count for point in points), n))
+    mid = n // 2
+    median = values[mid] if n % 2 else (values[mid - 1] + values[mid]) / 2
     return Cell(
-        median=float(statistics.median(values)),
-        n=len(values),
+        median=median,
+        n=n,
         valid_count=valid_count,
-        min=min(values),
-        max=max(values),
-        has_invalid=valid_count < len(values),
+        min=values[0],
+        max=values[-1],
+        has_invalid=valid_count < n,
     )
 
 

@@ -11,14 +11,21 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from markupsafe import Markup
+
 __all__ = [
+    "EVIDENCE_SHOWN",
     "FILTERS",
+    "chart_attribute",
     "chart_json",
+    "evidence_items",
+    "evidence_json",
     "format_change",
     "format_ci",
     "format_count",
     "format_direction",
     "format_efficiency",
+    "format_evidence",
     "format_gain",
     "format_invalid",
     "format_kind",
@@ -165,12 +172,13 @@ def format_versions(baseline: str | None, candidate: str | None) -> str:
 
 
 def sort_value(value: float | str | None) -> str:
-    """The ``data-sort`` attribute of a table cell: a plain number, or empty when none."""
+    """The ``data-sort`` attribute of a table cell: a plain number (9 significant digits,
+    enough to order by), or empty when none."""
     if value is None:
         return ""
     if isinstance(value, str):
         return value
-    return repr(float(value)) if math.isfinite(value) else ""
+    return f"{float(value):.9g}" if math.isfinite(value) else ""
 
 
 def chart_json(spec: Mapping[str, Any]) -> str:
@@ -178,8 +186,84 @@ def chart_json(spec: Mapping[str, Any]) -> str:
     return json.dumps(spec, sort_keys=True, separators=(",", ":"), allow_nan=False)
 
 
-FILTERS: Mapping[str, Callable[..., str]] = {
+_ATTRIBUTE = str.maketrans({"&": "&amp;", "'": "&#39;"})
+
+
+def chart_attribute(spec: Mapping[str, Any]) -> Markup:
+    """A chart spec as the value of a *single-quoted* HTML attribute (``data-figure='…'``).
+
+    The JSON of :func:`chart_json` with ``&`` and ``'`` escaped, the only characters
+    that mean anything inside a single-quoted attribute value: its many double
+    quotes, ``<`` and ``>`` stay one byte each (``&#34;`` would be five).
+    """
+    return Markup(chart_json(spec).translate(_ATTRIBUTE))
+
+
+EVIDENCE_SHOWN = frozenset(
+    {
+        "baseline",
+        "benchmark",
+        "candidate",
+        "ci_pct",
+        "delta_pct",
+        "higher_is_better",
+        "metric",
+        "note",
+        "p_value",
+        "q_value",
+        "scenario",
+        "software",
+        "system",
+    }
+)
+"""Evidence items a findings table shows in columns of their own (left out of the rest)."""
+
+
+def format_evidence(value: Any) -> str:
+    """An evidence value to read: numbers to 6 significant digits, lists and mappings inline.
+
+    >>> format_evidence({"systems": ["a/x", "b/y"], "value": 922.8505211700921, "n": None})
+    'n: —; systems: a/x, b/y; value: 922.851'
+    """
+    if _empty(value):
+        return _NO_VALUE
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    if isinstance(value, Mapping):
+        return "; ".join(f"{k}: {format_evidence(value[k])}" for k in sorted(value))
+    if isinstance(value, list | tuple):
+        return ", ".join(format_evidence(v) for v in value)
+    return str(value)
+
+
+def _empty(value: Any) -> bool:
+    return value is None or value == "" or value == [] or value == {}
+
+
+def evidence_items(evidence: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """The evidence items not shown in their own columns and not empty, as (name, text to
+    read), by name. ``findings.csv`` holds every item exactly (:func:`evidence_json`)."""
+    return [
+        (name, format_evidence(evidence[name]))
+        for name in sorted(evidence)
+        if name not in EVIDENCE_SHOWN and not _empty(evidence[name])
+    ]
+
+
+def evidence_json(evidence: Mapping[str, Any]) -> str:
+    """Those items as one JSON object (the ``evidence`` column of ``findings.csv``)."""
+    rest = {k: v for k, v in evidence.items() if k not in EVIDENCE_SHOWN}
+    return json.dumps(rest, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
+FILTERS: Mapping[str, Callable[..., Any]] = {
+    "chart_attribute": chart_attribute,
     "chart_json": chart_json,
+    "evidence_items": evidence_items,
     "format_change": format_change,
     "format_ci": format_ci,
     "format_efficiency": format_efficiency,

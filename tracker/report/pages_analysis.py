@@ -1,55 +1,45 @@
-"""The scaling, serving-curve and findings pages.
+"""The scaling and findings pages.
 
 * **Scaling**: per scaling group (results that differ only in accelerator
   count), efficiency ``E(N)`` against the accelerator count, one line per
-  version, the floor drawn; the points as a table, flagged ones marked.
-* **Serving**: per curve (software, system, benchmark, workload), every
-  measured point of every version's sweep as (tokens/s/user, output tokens/s
-  per accelerator), the Pareto front, the interactivity target as a vertical
-  line and the interpolated throughput at the target; then the throughput at
-  the target across versions ("not reached" is shown as such, never as zero).
-* **Findings**: every finding with its evidence and triage state.
+  version, the floor drawn; the points as a table, flagged ones marked. The
+  :data:`MAX_PANELS` groups of lowest efficiency are drawn; every group is
+  listed in one line (lowest efficiency, points under the floor).
+* **Findings**: every finding with its evidence and triage state,
+  :data:`~tracker.report.paging.PAGE_ROWS` a page (``findings.html``,
+  ``findings-2.html``…), open first.
 """
 
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 from tracker.analysis import ScalingGroup, ScalingKey
-from tracker.analyze_sweeps import SweepTarget
-from tracker.report.charts import (
-    Chart,
-    color,
-    hline,
-    label,
-    line_trace,
-    marker_trace,
-    vline,
-    xy_chart,
-)
-from tracker.report.common import FindingRow, benchmark_href
-from tracker.report.filters import format_efficiency, format_number
+from tracker.report.charts import Chart, hline, line_trace, xy_chart
+from tracker.report.common import FindingRow, SystemNames, benchmark_href
+from tracker.report.filters import format_efficiency
 from tracker.report.inputs import ReportInput
+from tracker.report.paging import Pager, paginate
 
 __all__ = [
     "FindingsPage",
+    "ScalingGroupSummary",
     "ScalingPage",
     "ScalingPanel",
     "ScalingRow",
-    "ServingCurve",
-    "ServingPage",
-    "ServingRow",
     "StatusCount",
-    "build_findings_page",
+    "build_findings_pages",
     "build_scaling_page",
-    "build_serving_page",
 ]
 
 
 MAX_PANELS = 100
-"""Scaling groups drawn on the page, lowest efficiency first (report.json has them all)."""
+"""Scaling groups drawn on the page, lowest efficiency first (the page lists them all)."""
+
+MAX_WARNINGS = 100
+"""Scaling findings listed on the scaling page (the findings pages list them all)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +70,19 @@ class ScalingPanel:
 
 
 @dataclass(frozen=True, slots=True)
+class ScalingGroupSummary:
+    """One scaling group in a line: its lowest efficiency and the points under the floor."""
+
+    title: str = field(metadata={"help": "Software, submitter, accelerator, benchmark, …"})
+    metric: str = field(metadata={"help": "Metric whose efficiency is shown."})
+    href: str = field(metadata={"help": "The benchmark page."})
+    lowest: float = field(metadata={"help": "Lowest efficiency E(N) over versions and counts."})
+    flagged: int = field(metadata={"help": "Points under the floor."})
+    points: int = field(metadata={"help": "Points (version and accelerator count)."})
+    drawn: bool = field(metadata={"help": "Whether the page draws it as a panel."})
+
+
+@dataclass(frozen=True, slots=True)
 class ScalingPage:
     """The context of ``scaling.html``."""
 
@@ -90,50 +93,14 @@ class ScalingPage:
     panels: tuple[ScalingPanel, ...] = field(
         metadata={"help": f"Lowest efficiency first; the first {MAX_PANELS} groups."}
     )
-    more_panels: int = field(metadata={"help": "Groups left off the page (all in report.json)."})
-    warnings: tuple[FindingRow, ...] = field(metadata={"help": "Scaling findings."})
-
-
-@dataclass(frozen=True, slots=True)
-class ServingRow:
-    """One sweep of one version, read at the target."""
-
-    version: str = field(metadata={"help": "Version."})
-    sweep: str = field(metadata={"help": "Sweep key."})
-    reached: bool = field(metadata={"help": "Whether the front covers the target."})
-    at_target: float | None = field(metadata={"help": "Interpolated throughput at the target."})
-    system_at_target: float | None = field(
-        metadata={"help": "The whole system's tokens/s at the target (all accelerators)."}
+    more_panels: int = field(metadata={"help": "Groups not drawn (listed in `groups`)."})
+    groups: tuple[ScalingGroupSummary, ...] = field(
+        metadata={"help": "Every group, lowest efficiency first."}
     )
-    accelerators: int | None = field(metadata={"help": "Accelerators of the system, if known."})
-    best_measured: float | None = field(metadata={"help": "Best measured throughput."})
-    statistic: str = field(metadata={"help": "The tokens/s/user statistic used."})
-    reason: str = field(metadata={"help": "Why it was not reached, when it was not."})
-
-
-@dataclass(frozen=True, slots=True)
-class ServingCurve:
-    """The serving curves of one software, system, benchmark and workload."""
-
-    title: str = field(metadata={"help": "System, benchmark, scenario, workload."})
-    software: str = field(metadata={"help": "Software name."})
-    unit: str = field(metadata={"help": "Unit of the throughput axis."})
-    href: str = field(metadata={"help": "The benchmark page."})
-    charts: tuple[Chart, ...] = field(
-        metadata={"help": "The curves with the target; then the throughput at it per version."}
+    warnings: tuple[FindingRow, ...] = field(
+        metadata={"help": f"Scaling findings, the first {MAX_WARNINGS}."}
     )
-    rows: tuple[ServingRow, ...] = field(metadata={"help": "One per sweep, in version order."})
-
-
-@dataclass(frozen=True, slots=True)
-class ServingPage:
-    """The context of ``serving.html``."""
-
-    title: str = field(metadata={"help": "Page title."})
-    generated_at: str = field(metadata={"help": "When the report was built, as given."})
-    is_example: bool = field(metadata={"help": "True when any result shown is example data."})
-    target: float = field(metadata={"help": "Interactivity target, tokens/s/user."})
-    curves: tuple[ServingCurve, ...] = field(metadata={"help": "Sorted by software and title."})
+    warnings_total: int = field(metadata={"help": "How many scaling findings there are."})
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,14 +113,15 @@ class StatusCount:
 
 @dataclass(frozen=True, slots=True)
 class FindingsPage:
-    """The context of ``findings.html``."""
+    """The context of ``findings.html`` (and of its next pages)."""
 
     title: str = field(metadata={"help": "Page title."})
     generated_at: str = field(metadata={"help": "When the report was built, as given."})
     is_example: bool = field(metadata={"help": "True when any result shown is example data."})
     stored: bool = field(metadata={"help": "False: not stored, run `tracker analyze`."})
     counts: tuple[StatusCount, ...] = field(metadata={"help": "Findings per triage state."})
-    rows: tuple[FindingRow, ...] = field(metadata={"help": "Open first."})
+    pager: Pager = field(metadata={"help": "This page among the findings pages."})
+    rows: tuple[FindingRow, ...] = field(metadata={"help": "The page's findings, open first."})
 
 
 def _key_title(software: str, key: ScalingKey) -> str:
@@ -170,6 +138,7 @@ def _panel(
     floor: float,
     index: int,
     unit: str,
+    names: SystemNames,
 ) -> ScalingPanel:
     rows = [
         ScalingRow(
@@ -178,7 +147,7 @@ def _panel(
             value=p.value,
             efficiency=p.efficiency,
             below_floor=p.efficiency < floor,
-            systems=", ".join(lbl.partition("/")[2] or lbl for lbl in p.labels),
+            systems=", ".join(names.of(lbl).label for lbl in p.labels),
         )
         for g in groups
         for p in g.points
@@ -219,176 +188,76 @@ def _panel(
 
 
 def build_scaling_page(
-    data: ReportInput, findings: Sequence[FindingRow], *, generated_at: str, is_example: bool
+    data: ReportInput,
+    findings: Sequence[FindingRow],
+    names: SystemNames,
+    *,
+    generated_at: str,
+    is_example: bool,
 ) -> ScalingPage:
-    """Every scaling group, those with an efficiency under the floor first."""
+    """Every scaling group, lowest efficiency first; the first :data:`MAX_PANELS` drawn."""
     grouped: dict[tuple[str, ScalingKey], list[ScalingGroup]] = defaultdict(list)
     for software, group in data.scaling:
         grouped[(software, group.key)].append(group)
+    floor = data.efficiency_floor
+    ranked = sorted(
+        (
+            min((p.efficiency for g in groups for p in g.points), default=1.0),
+            _key_title(software, key),
+            software,
+            key,
+        )
+        for (software, key), groups in grouped.items()
+    )
     order = {(v.software, v.version): i for i, v in enumerate(data.versions)}
-    units = {(p.software, p.metric): p.unit for p in data.points}
+    units = {(i.software, i.metric): i.unit for i in data.infos.values()}
     panels = []
-    for i, (software, key) in enumerate(sorted(grouped)):
+    for index, (_lowest, _title, software, key) in enumerate(ranked[:MAX_PANELS]):
         groups = sorted(grouped[(software, key)], key=lambda g: order.get((software, g.version), 0))
         unit = units.get((software, key.metric), "")
-        panels.append(_panel(software, key, groups, data.efficiency_floor, i + 1, unit))
-    panels.sort(key=lambda p: (min((r.efficiency for r in p.rows), default=1.0), p.title))
+        panels.append(_panel(software, key, groups, floor, index + 1, unit, names))
+    summaries = tuple(
+        ScalingGroupSummary(
+            title=title,
+            metric=key.metric,
+            href=benchmark_href(key.benchmark, key.scenario),
+            lowest=lowest,
+            flagged=sum(p.efficiency < floor for g in grouped[(sw, key)] for p in g.points),
+            points=sum(len(g.points) for g in grouped[(sw, key)]),
+            drawn=index < MAX_PANELS,
+        )
+        for index, (lowest, title, sw, key) in enumerate(ranked)
+    )
+    warnings = [f for f in findings if f.kind == "scaling_efficiency"]
     return ScalingPage(
         title="Scaling efficiency",
         generated_at=generated_at,
         is_example=is_example,
-        floor=data.efficiency_floor,
-        panels=tuple(panels[:MAX_PANELS]),
-        more_panels=max(0, len(panels) - MAX_PANELS),
-        warnings=tuple(f for f in findings if f.kind == "scaling_efficiency"),
+        floor=floor,
+        panels=tuple(panels),
+        more_panels=max(0, len(ranked) - MAX_PANELS),
+        groups=summaries,
+        warnings=tuple(warnings[:MAX_WARNINGS]),
+        warnings_total=len(warnings),
     )
 
 
-def _curve_title(t: SweepTarget) -> str:
-    system = t.system.partition("/")[2] or t.system
-    return " · ".join(x for x in (system, t.benchmark, t.scenario, t.curve_workload) if x)
-
-
-def _curve(data: ReportInput, targets: Sequence[SweepTarget], chart_index: int) -> ServingCurve:
-    head = targets[0]
-    order = {v.version: i for i, v in enumerate(data.versions) if v.software == head.software}
-    targets = sorted(
-        targets, key=lambda t: (order.get(t.version, len(order)), t.version, t.sweep_key)
-    )
-    unit = "output tokens/s per accelerator" if head.per_accelerator else "output tokens/s"
-    raw: dict[str, list[tuple[float, float]]] = defaultdict(list)
-    for p in data.sweep_points:
-        if p.sweep_key in {t.sweep_key for t in targets} and p.is_valid and p.tokens_per_s_per_user:
-            per = (
-                p.output_tokens_per_s / p.accelerators_total
-                if p.accelerators_total
-                else p.output_tokens_per_s
-            )
-            raw[p.version].append((p.tokens_per_s_per_user, per))
-    versions = list(dict.fromkeys(t.version for t in targets))
-    target = data.target_tokens_per_s_per_user
-    traces: list[dict[str, object]] = []
-    for i, version in enumerate(versions):
-        points = sorted(raw.get(version, []))
-        if points:
-            traces.append(
-                marker_trace(
-                    f"{version} measured",
-                    [x for x, _ in points],
-                    [y for _, y in points],
-                    symbol="circle",
-                    marker_color=color(i),
-                    text=[
-                        f"{version}: {format_number(y)} {unit} at {format_number(x)} tokens/s/user"
-                        for x, y in points
-                    ],
-                    size=7,
-                    opacity=0.45,
-                )
-            )
-        for t in (t for t in targets if t.version == version):
-            front = t.result.front
-            traces.append(
-                line_trace(
-                    f"{version} Pareto front",
-                    [x for x, _ in front],
-                    [y for _, y in front],
-                    index=i,
-                    hover="%{x:,.4~g} tokens/s/user: <b>%{y:,.4~g} " + label(unit) + "</b>",
-                )
-            )
-            value = t.result.tokens_per_s_per_accelerator
-            if value is not None:
-                traces.append(
-                    marker_trace(
-                        f"{version} at target",
-                        [target],
-                        [value],
-                        symbol="star",
-                        marker_color=color(i),
-                        text=[
-                            f"{version}: {format_number(value)} {unit} at {target:g} tokens/s/user"
-                        ],
-                        size=16,
-                    )
-                )
-    statistic = head.result.statistic
-    curves = xy_chart(
-        f"chart-{chart_index}",
-        f"Throughput against interactivity ({statistic})",
-        traces,
-        x_title=f"tokens/s/user ({statistic}); → more interactive",
-        y_title=f"{unit} (↑ better)",
-        shapes=[vline(target, f"target {target:g} tokens/s/user")],
-    )
-    at = {t.version: t.result.tokens_per_s_per_accelerator for t in targets}
-    trend = xy_chart(
-        f"chart-{chart_index + 1}",
-        f"Throughput at {target:g} tokens/s/user, per version",
-        [
-            line_trace(
-                "at target",
-                versions,
-                [at.get(v) for v in versions],
-                index=0,
-                hover="%{x}: <b>%{y:,.4~g} " + label(unit) + "</b>",
-            )
-        ],
-        x_title=f"{head.software} version",
-        y_title=f"{unit} (↑ better)",
-        x_axis={"type": "category", "categoryorder": "array", "categoryarray": versions},
-        y_axis={"rangemode": "tozero"},
-        height=280,
-    )
-    rows = tuple(
-        ServingRow(
-            version=t.version,
-            sweep=t.sweep_key,
-            reached=t.result.tokens_per_s_per_accelerator is not None,
-            at_target=t.result.tokens_per_s_per_accelerator,
-            system_at_target=t.tokens_per_s_at_target,
-            accelerators=t.accelerators,
-            best_measured=t.result.best_measured,
-            statistic=t.result.statistic,
-            reason=t.result.reason,
-        )
-        for t in targets
-    )
-    return ServingCurve(
-        title=_curve_title(head),
-        software=head.software,
-        unit=unit,
-        href=benchmark_href(head.benchmark, head.scenario),
-        charts=(curves, trend),
-        rows=rows,
-    )
-
-
-def build_serving_page(data: ReportInput, *, generated_at: str, is_example: bool) -> ServingPage:
-    """Every serving curve with its target line and interpolated point."""
-    grouped: dict[tuple[str, str], list[SweepTarget]] = defaultdict(list)
-    for t in data.targets:
-        grouped[(t.software, _curve_title(t))].append(t)
-    curves = tuple(_curve(data, grouped[key], 2 * i + 1) for i, key in enumerate(sorted(grouped)))
-    return ServingPage(
-        title="Serving: throughput at an interactivity target",
-        generated_at=generated_at,
-        is_example=is_example,
-        target=data.target_tokens_per_s_per_user,
-        curves=curves,
-    )
-
-
-def build_findings_page(
+def build_findings_pages(
     data: ReportInput, findings: Sequence[FindingRow], *, generated_at: str, is_example: bool
-) -> FindingsPage:
-    """Every finding, open first."""
+) -> Iterator[tuple[str, FindingsPage]]:
+    """(path, context) of each findings page: every finding, open first, a page per 1,000."""
     counts = Counter(f.status for f in findings)
-    return FindingsPage(
-        title="Findings",
-        generated_at=generated_at,
-        is_example=is_example,
-        stored=data.findings_stored,
-        counts=tuple(StatusCount(s, n) for s, n in sorted(counts.items())),
-        rows=tuple(findings),
-    )
+    status = tuple(StatusCount(s, n) for s, n in sorted(counts.items()))
+    for href, pager, rows in paginate(findings, "findings.html"):
+        yield (
+            href,
+            FindingsPage(
+                title="Findings" if pager.count == 1 else f"Findings, page {pager.number}",
+                generated_at=generated_at,
+                is_example=is_example,
+                stored=data.findings_stored,
+                counts=status,
+                pager=pager,
+                rows=tuple(rows),
+            ),
+        )

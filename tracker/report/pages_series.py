@@ -6,13 +6,15 @@ on the version where they happen. A system page draws, per software and
 metric, each benchmark's performance relative to its first measured version
 (above 1 is better whatever the metric's direction), so software gains on fixed
 hardware read off one chart. Both carry the results tables (every sample,
-invalid runs marked) and the findings about their series.
+invalid runs marked) and the findings about their series (the first
+:data:`MAX_FINDINGS`; all on the findings pages). A system is its identity
+(submitter and name). Each page is built from its own points, one at a time.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from tracker.records import SeriesPoint
@@ -21,22 +23,28 @@ from tracker.report.common import (
     FindingRow,
     PageLink,
     RowKey,
+    SystemNames,
     benchmark_href,
     key_lookup,
-    system_href,
 )
 from tracker.report.context import SeriesRow, SeriesTable, build_index_page
 from tracker.report.filters import format_change
 from tracker.report.inputs import ReportInput, SystemInfo
 
 __all__ = [
+    "MAX_FINDINGS",
     "BenchmarkPage",
     "Marks",
+    "SeriesContext",
     "SystemPage",
-    "build_benchmark_pages",
-    "build_system_pages",
+    "build_benchmark_page",
+    "build_system_page",
+    "series_context",
     "series_marks",
 ]
+
+MAX_FINDINGS = 50
+"""Findings listed on one benchmark or system page (the findings pages list them all)."""
 
 _MARK_STYLE = {
     "change_point": ("Change point", "diamond-open", "#8250df"),
@@ -57,7 +65,10 @@ class BenchmarkPage:
     scenario: str = field(metadata={"help": "Scenario."})
     charts: tuple[Chart, ...] = field(metadata={"help": "One chart per software and metric."})
     tables: tuple[SeriesTable, ...] = field(metadata={"help": "Results, one table per software."})
-    findings: tuple[FindingRow, ...] = field(metadata={"help": "Findings about these series."})
+    findings: tuple[FindingRow, ...] = field(
+        metadata={"help": "Findings about these series, the first MAX_FINDINGS."}
+    )
+    findings_total: int = field(metadata={"help": "How many findings there are in all."})
     systems: tuple[PageLink, ...] = field(metadata={"help": "The systems measured here."})
 
 
@@ -65,7 +76,7 @@ class BenchmarkPage:
 class SystemPage:
     """The context of ``system.html``: one system, every benchmark it ran."""
 
-    title: str = field(metadata={"help": "System name."})
+    title: str = field(metadata={"help": "System name (with its submitter where names collide)."})
     generated_at: str = field(metadata={"help": "When the report was built, as given."})
     is_example: bool = field(metadata={"help": "True when any result shown is example data."})
     system: SystemInfo = field(metadata={"help": "What the results say about the system."})
@@ -73,7 +84,10 @@ class SystemPage:
         metadata={"help": "Per software and metric: each benchmark relative to its first version."}
     )
     tables: tuple[SeriesTable, ...] = field(metadata={"help": "Results, one table per software."})
-    findings: tuple[FindingRow, ...] = field(metadata={"help": "Findings about these series."})
+    findings: tuple[FindingRow, ...] = field(
+        metadata={"help": "Findings about these series, the first MAX_FINDINGS."}
+    )
+    findings_total: int = field(metadata={"help": "How many findings there are in all."})
     benchmarks: tuple[PageLink, ...] = field(metadata={"help": "The benchmarks it ran."})
 
 
@@ -196,63 +210,91 @@ def _spread(rows: Sequence[SeriesRow]) -> float:
 
 
 def _labels(row: SeriesRow) -> tuple[str, str, str, str, str]:
-    return (row.system, row.benchmark, row.scenario, row.workload, row.metric)
+    return (row.system_key, row.benchmark, row.scenario, row.workload, row.metric)
 
 
-def _pages_of(
-    data: ReportInput, group: Callable[[SeriesPoint], tuple[str, ...]]
-) -> dict[tuple[str, ...], list[SeriesPoint]]:
-    out: dict[tuple[str, ...], list[SeriesPoint]] = defaultdict(list)
-    for point in data.points:
-        out[group(point)].append(point)
-    return dict(sorted(out.items()))
+@dataclass(frozen=True, slots=True)
+class SeriesContext:
+    """What every benchmark and system page shares, computed once for the whole site."""
+
+    data: ReportInput
+    names: SystemNames
+    lookup: Mapping[RowKey, list[str]]
+    marks: Marks
+    by_benchmark: Mapping[tuple[str, str], Sequence[FindingRow]]
+    by_system: Mapping[str, Sequence[FindingRow]]
+    described: Mapping[str, SystemInfo]
+    generated_at: str
 
 
-def build_benchmark_pages(
-    data: ReportInput, findings: Sequence[FindingRow], marks: Marks, *, generated_at: str
-) -> dict[str, BenchmarkPage]:
-    """One page per benchmark and scenario, by its path relative to the site root."""
-    lookup = key_lookup(data.infos)
-    pages = {}
-    for (benchmark, scenario), points in _pages_of(
-        data, lambda p: (p.benchmark, p.scenario)
-    ).items():
-        tables = build_index_page(points, data.versions, generated_at=generated_at).tables
-        systems = sorted({p.system for p in points})
-        pages[benchmark_href(benchmark, scenario)] = BenchmarkPage(
-            title=f"{benchmark} · {scenario}",
-            generated_at=generated_at,
-            is_example=any(p.is_example for p in points),
-            benchmark=benchmark,
-            scenario=scenario,
-            charts=_charts(tables, lookup, marks, by_system=True),
-            tables=tables,
-            findings=tuple(
-                f for f in findings if (f.benchmark, f.scenario) == (benchmark, scenario)
-            ),
-            systems=tuple(PageLink(name, system_href(name)) for name in systems),
-        )
-    return pages
+def series_context(
+    data: ReportInput, findings: Sequence[FindingRow], names: SystemNames, *, generated_at: str
+) -> SeriesContext:
+    """The lookups the benchmark and system pages need (findings in ``findings`` order)."""
+    by_benchmark: dict[tuple[str, str], list[FindingRow]] = defaultdict(list)
+    by_system: dict[str, list[FindingRow]] = defaultdict(list)
+    for f in findings:
+        by_benchmark[(f.benchmark, f.scenario)].append(f)
+        if f.system_key:
+            by_system[f.system_key].append(f)
+    return SeriesContext(
+        data=data,
+        names=names,
+        lookup=key_lookup(data.infos),
+        marks=series_marks(data, findings),
+        by_benchmark=by_benchmark,
+        by_system=by_system,
+        described={s.key or s.name: s for s in data.systems},
+        generated_at=generated_at,
+    )
 
 
-def build_system_pages(
-    data: ReportInput, findings: Sequence[FindingRow], marks: Marks, *, generated_at: str
-) -> dict[str, SystemPage]:
-    """One page per system (by name), by its path relative to the site root."""
-    lookup = key_lookup(data.infos)
-    described = {s.name: s for s in data.systems}
-    pages = {}
-    for (name,), points in _pages_of(data, lambda p: (p.system,)).items():
-        tables = build_index_page(points, data.versions, generated_at=generated_at).tables
-        benchmarks = sorted({(p.benchmark, p.scenario) for p in points})
-        pages[system_href(name)] = SystemPage(
-            title=name,
-            generated_at=generated_at,
-            is_example=any(p.is_example for p in points),
-            system=described.get(name, SystemInfo(name=name)),
-            charts=_charts(tables, lookup, marks, by_system=False),
-            tables=tables,
-            findings=tuple(f for f in findings if f.system == name),
-            benchmarks=tuple(PageLink(f"{b} · {s}", benchmark_href(b, s)) for b, s in benchmarks),
-        )
-    return pages
+def _tables(ctx: SeriesContext, points: Sequence[SeriesPoint]) -> tuple[SeriesTable, ...]:
+    page = build_index_page(
+        points, ctx.data.versions, generated_at=ctx.generated_at, names=ctx.names
+    )
+    return page.tables
+
+
+def build_benchmark_page(ctx: SeriesContext, points: Sequence[SeriesPoint]) -> BenchmarkPage:
+    """The page of the benchmark and scenario of ``points`` (every point of it)."""
+    head = points[0]
+    benchmark, scenario = head.benchmark, head.scenario
+    tables = _tables(ctx, points)
+    systems = sorted(
+        {(p.system_key or p.system, p.system) for p in points},
+        key=lambda ks: (ctx.names.of(*ks).label, ks[0]),
+    )
+    findings = ctx.by_benchmark.get((benchmark, scenario), ())
+    return BenchmarkPage(
+        title=f"{benchmark} · {scenario}",
+        generated_at=ctx.generated_at,
+        is_example=any(p.is_example for p in points),
+        benchmark=benchmark,
+        scenario=scenario,
+        charts=_charts(tables, ctx.lookup, ctx.marks, by_system=True),
+        tables=tables,
+        findings=tuple(findings[:MAX_FINDINGS]),
+        findings_total=len(findings),
+        systems=tuple(PageLink(n.label, n.href) for n in (ctx.names.of(*ks) for ks in systems)),
+    )
+
+
+def build_system_page(ctx: SeriesContext, points: Sequence[SeriesPoint]) -> SystemPage:
+    """The page of the system of ``points`` (every point of it)."""
+    head = points[0]
+    name = ctx.names.of(head.system_key, head.system)
+    tables = _tables(ctx, points)
+    benchmarks = sorted({(p.benchmark, p.scenario) for p in points})
+    findings = ctx.by_system.get(name.key, ())
+    return SystemPage(
+        title=name.label,
+        generated_at=ctx.generated_at,
+        is_example=any(p.is_example for p in points),
+        system=ctx.described.get(name.key, SystemInfo(name=name.name, key=name.key)),
+        charts=_charts(tables, ctx.lookup, ctx.marks, by_system=False),
+        tables=tables,
+        findings=tuple(findings[:MAX_FINDINGS]),
+        findings_total=len(findings),
+        benchmarks=tuple(PageLink(f"{b} · {s}", benchmark_href(b, s)) for b, s in benchmarks),
+    )

@@ -1,17 +1,17 @@
-"""Rendering the static site: HTML pages, assets, ``report.json`` and CSV files.
+"""Rendering the static site: the Jinja environment, pages and assets.
 
 The output is self-contained (relative links, no CDN: plotly.js is copied out
-of the installed ``plotly`` package into ``static/``) and deterministic: the same
-:class:`~tracker.report.site.Site` gives the same bytes, because the time of
-generation is part of the contexts and never read from the clock. Pages in a
-sub-folder (``benchmark/``, ``system/``, ``compare/``) get ``root = "../"``.
+of the installed ``plotly`` package into ``static/``) and deterministic: the
+same contexts give the same bytes, because the time of generation is part of
+the contexts and never read from the clock. Pages in a sub-folder
+(``benchmark/``, ``system/``, ``compare/``) get ``root = "../"``.
+:class:`PageWriter` writes one page at a time, so the site is never held whole.
 """
 
 from __future__ import annotations
 
 import importlib.util
 import shutil
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -20,9 +20,8 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from tracker.errors import ConfigError
 from tracker.paths import templates_dir
 from tracker.report.filters import FILTERS
-from tracker.report.site import Site, comparisons_csv, findings_csv, report_json, results_csv
 
-__all__ = ["PLOTLY_JS", "build_environment", "plotly_js_path", "render_page", "render_site"]
+__all__ = ["PLOTLY_JS", "PageWriter", "build_environment", "plotly_js_path", "render_page"]
 
 PLOTLY_JS = "plotly.min.js"
 
@@ -60,11 +59,6 @@ def render_page(environment: Environment, template: str, page: Any, *, root: str
     return environment.get_template(template).render(page=page, root=root)
 
 
-def _write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8", newline="\n")
-
-
 def _copy_assets(out_dir: Path) -> None:
     static = out_dir / "static"
     shutil.copytree(templates_dir() / "static", static, dirs_exist_ok=True)
@@ -73,30 +67,31 @@ def _copy_assets(out_dir: Path) -> None:
         shutil.copyfile(source, target)
 
 
-def render_site(site: Site, out_dir: Path) -> Path:
-    """Write every page, ``static/``, ``report.json`` and the CSV files; return ``index.html``."""
-    env = build_environment()
-    out_dir.mkdir(parents=True, exist_ok=True)
-    _copy_assets(out_dir)
-    index = out_dir / "index.html"
-    _write(index, render_page(env, "index.html", site.overview))
-    singles: tuple[tuple[str, str, Any], ...] = (
-        ("scaling.html", "scaling.html", site.scaling),
-        ("serving.html", "serving.html", site.serving),
-        ("findings.html", "findings.html", site.findings),
-    )
-    for name, template, page in singles:
-        _write(out_dir / name, render_page(env, template, page))
-    many: tuple[tuple[Mapping[str, Any], str], ...] = (
-        (site.benchmarks, "benchmark.html"),
-        (site.systems, "system.html"),
-        (site.comparisons, "compare.html"),
-    )
-    for pages, template in many:
-        for path, page in pages.items():
-            _write(out_dir / path, render_page(env, template, page, root="../"))
-    _write(out_dir / "report.json", report_json(site))
-    _write(out_dir / "results.csv", results_csv(site))
-    _write(out_dir / "findings.csv", findings_csv(site))
-    _write(out_dir / "comparisons.csv", comparisons_csv(site))
-    return index
+class PageWriter:
+    """Writes pages (and other files) under one site folder, creating it and ``static/``."""
+
+    def __init__(self, out_dir: Path) -> None:
+        self.out_dir = out_dir
+        self.environment = build_environment()
+        self.pages = 0
+        out_dir.mkdir(parents=True, exist_ok=True)
+        _copy_assets(out_dir)
+        self._folders: set[Path] = {out_dir}
+
+    def path(self, relative: str) -> Path:
+        """``relative`` (a path from the site root) as a file path, its folder created."""
+        path = self.out_dir / relative
+        if path.parent not in self._folders:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self._folders.add(path.parent)
+        return path
+
+    def page(self, relative: str, template: str, page: Any) -> None:
+        """Render ``template`` with ``page`` into ``relative`` (links lead back to the root)."""
+        root = "../" * relative.count("/")
+        self.text(relative, render_page(self.environment, template, page, root=root))
+        self.pages += 1
+
+    def text(self, relative: str, text: str) -> None:
+        """Write ``text`` (UTF-8, ``\\n`` line ends) into ``relative``."""
+        self.path(relative).write_text(text, encoding="utf-8", newline="\n")

@@ -1,295 +1,219 @@
-"""The whole site as page contexts, and its machine-readable files (report.json, CSV).
+"""The whole site, rendered in passes that each hold one page's data at a time.
 
-:func:`build_site` turns a :class:`~tracker.report.inputs.ReportInput` into one
-context per page (a :class:`Site`); :mod:`tracker.report.render` writes them.
-``report.json`` (compact JSON, sorted keys) holds what the pages show, without the chart specs: the
-results tables, the overview, every comparison, the scaling groups, the
-serving curves and the findings. Everything is sorted, so the same input gives
-the same bytes.
+:func:`render_site` writes every page of a :class:`~tracker.report.inputs.ReportInput`
+and the machine-readable files (:mod:`tracker.report.files`):
+
+1. the benchmark pages, one benchmark/scenario's points at a time, and
+   ``results.csv`` with them (the totals and whether any result is example
+   data are known after this pass);
+2. the system pages, one system's points at a time;
+3. the comparisons, one pair at a time: its pages (the series that are not
+   "no change", 1,000 a page) and its ``comparisons.csv`` rows (every series);
+   its counts and, for the newest pairs, its gains are kept;
+4. scaling, serving and the findings pages (1,000 a page) with ``findings.csv``;
+5. the overview and ``report.json``.
+
+Memory follows the largest page, not the database: the points and the pairs
+are streamed (``read_points``, ``pairs``), nothing else grows with every result.
 """
 
 from __future__ import annotations
 
-import csv
-import io
-import json
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, fields, is_dataclass
-from typing import Any
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
 
-from tracker.report.common import FindingRow, finding_rows
-from tracker.report.context import IndexPage, build_index_page
-from tracker.report.inputs import ReportInput
-from tracker.report.pages_analysis import (
-    FindingsPage,
-    ScalingPage,
-    ServingPage,
-    build_findings_page,
-    build_scaling_page,
-    build_serving_page,
+from tracker.report.common import FindingRow, SystemNames, benchmark_href, finding_rows
+from tracker.report.context import PageCounts, SeriesTable
+from tracker.report.files import (
+    COMPARISONS_HEADER,
+    FINDINGS_HEADER,
+    RESULTS_HEADER,
+    CsvFile,
+    comparison_csv_rows,
+    finding_csv_rows,
+    report_json,
+    result_csv_rows,
 )
+from tracker.report.inputs import ReportInput, point_groups
+from tracker.report.pages_analysis import build_findings_pages, build_scaling_page
 from tracker.report.pages_compare import (
-    ComparePage,
-    OverviewPage,
+    PairSummary,
     build_compare_pages,
-    build_overview_page,
+    compare_rows,
+    pair_summary,
 )
+from tracker.report.pages_overview import GainRow, build_overview_page, pair_gains
 from tracker.report.pages_series import (
-    BenchmarkPage,
-    SystemPage,
-    build_benchmark_pages,
-    build_system_pages,
-    series_marks,
+    SeriesContext,
+    build_benchmark_page,
+    build_system_page,
+    series_context,
 )
+from tracker.report.pages_serving import build_serving_page
+from tracker.report.render import PageWriter
 
-__all__ = ["Site", "build_site", "findings_csv", "report_json", "results_csv"]
-
-_CHART_FIELDS = frozenset({"chart", "charts", "gains_chart"})
-
-
-@dataclass(frozen=True, slots=True)
-class Site:
-    """Every page of the report, by path relative to the site root where there are many."""
-
-    overview: OverviewPage
-    results: IndexPage
-    benchmarks: Mapping[str, BenchmarkPage]
-    systems: Mapping[str, SystemPage]
-    comparisons: Mapping[str, ComparePage]
-    scaling: ScalingPage
-    serving: ServingPage
-    findings: FindingsPage
+__all__ = ["render_site", "system_names"]
 
 
-def build_site(data: ReportInput, *, generated_at: str) -> Site:
-    """Every page context of the site for ``data``."""
-    results = build_index_page(
-        data.points, data.versions, generated_at=generated_at, title=data.title
+@dataclass(slots=True)
+class _Totals:
+    """What the first pass learns about every result."""
+
+    software: set[str] = field(default_factory=set)
+    series: int = 0
+    samples: int = 0
+    invalid: int = 0
+    is_example: bool = False
+    benchmarks: dict[str, str] = field(default_factory=dict)
+
+    def add(self, tables: Iterable[SeriesTable]) -> None:
+        for table in tables:
+            self.software.add(table.software)
+            self.series += len(table.rows)
+            for row in table.rows:
+                for cell in row.cells:
+                    if cell is not None:
+                        self.samples += cell.n
+                        self.invalid += cell.n - cell.valid_count
+
+    def counts(self) -> PageCounts:
+        return PageCounts(len(self.software), self.series, self.samples, self.invalid)
+
+
+def system_names(data: ReportInput) -> SystemNames:
+    """The systems' labels: from ``data.systems``, else from the points in memory."""
+    if data.systems:
+        return SystemNames((s.key or s.name, s.name) for s in data.systems)
+    return SystemNames((p.system_key or p.system, p.system) for p in data.points)
+
+
+def _benchmark_pass(ctx: SeriesContext, out: PageWriter, results: CsvFile) -> _Totals:
+    totals = _Totals()
+    for points in point_groups(ctx.data, "benchmark"):
+        page = build_benchmark_page(ctx, points)
+        href = benchmark_href(page.benchmark, page.scenario)
+        out.page(href, "benchmark.html", page)
+        results.rows(result_csv_rows(page.tables, ctx.names))
+        totals.add(page.tables)
+        totals.is_example = totals.is_example or page.is_example
+        totals.benchmarks[href] = page.title
+    return totals
+
+
+def _system_pass(ctx: SeriesContext, out: PageWriter) -> dict[str, str]:
+    titles = {}
+    for points in point_groups(ctx.data, "system"):
+        page = build_system_page(ctx, points)
+        href = ctx.names.of(page.system.key or page.system.name).href
+        out.page(href, "system.html", page)
+        titles[href] = page.title
+    return titles
+
+
+def _compare_pass(
+    data: ReportInput,
+    names: SystemNames,
+    out: PageWriter,
+    csv: CsvFile,
+    *,
+    generated_at: str,
+    is_example: bool,
+) -> tuple[list[PairSummary], list[GainRow]]:
+    summaries: list[PairSummary] = []
+    gains: list[GainRow] = []
+    for pair in data.pairs:
+        rows = compare_rows(pair, data.infos, names)
+        summary = pair_summary(pair, rows)
+        pages = build_compare_pages(pair, rows, generated_at=generated_at, is_example=is_example)
+        for href, page in pages:
+            out.page(href, "compare.html", page)
+        csv.rows(comparison_csv_rows(summary, rows, names))
+        summaries.append(summary)
+        if pair.is_latest:
+            gains.extend(pair_gains(pair, data.infos, names))
+    return summaries, gains
+
+
+def _findings_pass(
+    data: ReportInput,
+    findings: tuple[FindingRow, ...],
+    names: SystemNames,
+    out: PageWriter,
+    *,
+    generated_at: str,
+    is_example: bool,
+) -> list[str]:
+    hrefs = []
+    for href, page in build_findings_pages(
+        data, findings, generated_at=generated_at, is_example=is_example
+    ):
+        out.page(href, "findings.html", page)
+        hrefs.append(href)
+    with CsvFile(out.path("findings.csv"), FINDINGS_HEADER) as csv:
+        csv.rows(finding_csv_rows(findings, names))
+    return hrefs
+
+
+def render_site(data: ReportInput, out_dir: Path, *, generated_at: str) -> Path:
+    """Write every page, ``static/``, ``report.json`` and the CSV files; return ``index.html``."""
+    out = PageWriter(out_dir)
+    names = system_names(data)
+    findings = finding_rows(data.findings, names)
+    ctx = series_context(data, findings, names, generated_at=generated_at)
+    with CsvFile(out.path("results.csv"), RESULTS_HEADER) as results:
+        totals = _benchmark_pass(ctx, out, results)
+    systems = _system_pass(ctx, out)
+    example = totals.is_example
+    with CsvFile(out.path("comparisons.csv"), COMPARISONS_HEADER) as csv:
+        pairs, gains = _compare_pass(
+            data, names, out, csv, generated_at=generated_at, is_example=example
+        )
+    scaling = build_scaling_page(
+        data, findings, names, generated_at=generated_at, is_example=example
     )
-    is_example = results.is_example
-    rows: tuple[FindingRow, ...] = finding_rows(data.findings)
-    marks = series_marks(data, rows)
-    benchmarks = build_benchmark_pages(data, rows, marks, generated_at=generated_at)
-    systems = build_system_pages(data, rows, marks, generated_at=generated_at)
+    out.page("scaling.html", "scaling.html", scaling)
+    serving = build_serving_page(data, generated_at=generated_at, is_example=example)
+    out.page("serving.html", "serving.html", serving)
+    finding_pages = _findings_pass(
+        data, findings, names, out, generated_at=generated_at, is_example=example
+    )
+    counts = totals.counts()
     overview = build_overview_page(
         data,
         generated_at=generated_at,
-        counts=results.counts,
-        is_example=is_example,
-        findings=rows,
-        benchmarks={path: page.title for path, page in benchmarks.items()},
-        systems={path: page.title for path, page in systems.items()},
-    )
-    return Site(
-        overview=overview,
-        results=results,
-        benchmarks=benchmarks,
+        counts=counts,
+        is_example=example,
+        findings=findings,
+        benchmarks=totals.benchmarks,
         systems=systems,
-        comparisons=build_compare_pages(data, generated_at=generated_at, is_example=is_example),
-        scaling=build_scaling_page(data, rows, generated_at=generated_at, is_example=is_example),
-        serving=build_serving_page(data, generated_at=generated_at, is_example=is_example),
-        findings=build_findings_page(data, rows, generated_at=generated_at, is_example=is_example),
+        pairs=pairs,
+        gains=gains,
     )
-
-
-def _data(value: Any) -> Any:
-    """``value`` as JSON-ready data (like ``asdict``, without copying), chart specs left out."""
-    if isinstance(value, str | int | float | bool) or value is None:
-        return value
-    if is_dataclass(value) and not isinstance(value, type):
-        return {
-            f.name: _data(getattr(value, f.name))
-            for f in fields(value)
-            if f.name not in _CHART_FIELDS
-        }
-    if isinstance(value, tuple | list):
-        return [_data(v) for v in value]
-    if isinstance(value, Mapping):
-        return {str(k): _data(v) for k, v in value.items()}
-    return str(value)
-
-
-def report_json(site: Site) -> str:
-    """``report.json``: what the pages show (no chart specs), sorted keys, final newline."""
-    content = {
-        "title": site.results.title,
-        "generated_at": site.results.generated_at,
-        "is_example": site.results.is_example,
-        "counts": _data(site.results.counts),
-        "tables": [_data(t) for t in site.results.tables],
-        "overview": {
-            key: value
-            for key, value in _data(site.overview).items()
-            if key not in ("generated_at", "title", "is_example", "counts")
+    out.page("index.html", "index.html", overview)
+    status: dict[str, int] = {}
+    for f in findings:
+        status[f.status] = status.get(f.status, 0) + 1
+    text = report_json(
+        title=data.title,
+        generated_at=generated_at,
+        is_example=example,
+        counts=counts,
+        overview=overview,
+        pages={
+            "benchmarks": dict(sorted(totals.benchmarks.items())),
+            "systems": dict(sorted(systems.items())),
+            "comparisons": {p.pages[0]: p.title for p in pairs},
+            "findings": finding_pages,
         },
-        "pages": {
-            "benchmarks": {path: page.title for path, page in site.benchmarks.items()},
-            "systems": {path: page.title for path, page in site.systems.items()},
-            "comparisons": {path: page.title for path, page in site.comparisons.items()},
+        comparisons=pairs,
+        scaling=scaling,
+        serving=serving,
+        findings={
+            "stored": data.findings_stored,
+            "total": len(findings),
+            "counts": dict(sorted(status.items())),
         },
-        "comparisons": [_strip(_data(page)) for page in site.comparisons.values()],
-        "scaling": _strip(_data(site.scaling)),
-        "serving": _strip(_data(site.serving)),
-        "findings": _strip(_data(site.findings)),
-    }
-    text = json.dumps(content, sort_keys=True, ensure_ascii=False, allow_nan=False)
-    return text + "\n"
-
-
-def _strip(page: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in page.items() if k not in ("generated_at", "is_example")}
-
-
-def _csv(header: Iterable[str], rows: Iterable[Iterable[Any]]) -> str:
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(header)
-    for row in rows:
-        writer.writerow(["" if v is None else v for v in row])
-    return buffer.getvalue()
-
-
-def results_csv(site: Site) -> str:
-    """``results.csv``: one row per series and version (median of its samples)."""
-    header = (
-        "software",
-        "version",
-        "system",
-        "benchmark",
-        "scenario",
-        "workload",
-        "metric",
-        "unit",
-        "higher_is_better",
-        "median",
-        "n",
-        "valid",
-        "min",
-        "max",
-        "is_example",
     )
-    rows = (
-        (
-            table.software,
-            version,
-            row.system,
-            row.benchmark,
-            row.scenario,
-            row.workload,
-            row.metric,
-            row.unit,
-            row.higher_is_better,
-            repr(cell.median),
-            cell.n,
-            cell.valid_count,
-            repr(cell.min),
-            repr(cell.max),
-            row.is_example,
-        )
-        for table in site.results.tables
-        for row in table.rows
-        for version, cell in zip(table.versions, row.cells, strict=True)
-        if cell is not None
-    )
-    return _csv(header, rows)
-
-
-def findings_csv(site: Site) -> str:
-    """``findings.csv``: one row per finding, as the findings page lists them."""
-    header = (
-        "id",
-        "status",
-        "kind",
-        "software",
-        "system",
-        "benchmark",
-        "scenario",
-        "metric",
-        "baseline",
-        "candidate",
-        "change_pct",
-        "higher_is_better",
-        "ci_low_pct",
-        "ci_high_pct",
-        "p_value",
-        "q_value",
-        "method",
-        "series_key",
-        "note",
-    )
-    rows = (
-        (
-            f.id,
-            f.status,
-            f.kind,
-            f.software,
-            f.system,
-            f.benchmark,
-            f.scenario,
-            f.metric,
-            f.baseline,
-            f.candidate,
-            f.change_pct,
-            f.higher_is_better,
-            f.ci_pct[0] if f.ci_pct else None,
-            f.ci_pct[1] if f.ci_pct else None,
-            f.p_value,
-            f.q_value,
-            f.method,
-            f.series_key,
-            f.note,
-        )
-        for f in site.findings.rows
-    )
-    return _csv(header, rows)
-
-
-def comparisons_csv(site: Site) -> str:
-    """``comparisons.csv``: every series of every comparison page."""
-    header = (
-        "software",
-        "baseline",
-        "candidate",
-        "system",
-        "benchmark",
-        "scenario",
-        "workload",
-        "metric",
-        "unit",
-        "higher_is_better",
-        "baseline_value",
-        "candidate_value",
-        "delta_pct",
-        "ci_low_pct",
-        "ci_high_pct",
-        "p_value",
-        "q_value",
-        "method",
-        "verdict",
-    )
-    rows = (
-        (
-            p.software,
-            p.baseline,
-            p.candidate,
-            r.system,
-            r.benchmark,
-            r.scenario,
-            r.workload,
-            r.metric,
-            r.unit,
-            r.higher_is_better,
-            r.baseline_value,
-            r.candidate_value,
-            r.delta_pct,
-            r.ci_pct[0] if r.ci_pct else None,
-            r.ci_pct[1] if r.ci_pct else None,
-            r.p_value,
-            r.q_value,
-            r.method,
-            r.verdict,
-        )
-        for p in site.comparisons.values()
-        for r in p.rows
-    )
-    return _csv(header, rows)
+    out.text("report.json", text)
+    return out_dir / "index.html"

@@ -1,0 +1,227 @@
+"""The overview page: versions and comparisons, open findings, gains and losses, scaling.
+
+It shows each software's versions and compared pairs with their verdict counts
+(:class:`~tracker.report.pages_compare.PairSummary`, kept as the pairs stream
+by), the open findings, the largest software gains and losses of the newest
+pair (with the geometric-mean gain per system as a chart) and the
+scaling-efficiency warnings, and links every benchmark and system page.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from tracker.analyze_inputs import SeriesInfo
+from tracker.report.charts import Chart, bar_chart
+from tracker.report.common import FindingRow, PageLink, SystemNames, benchmark_href
+from tracker.report.context import PageCounts
+from tracker.report.filters import format_gain
+from tracker.report.inputs import PairRun, ReportInput
+from tracker.report.pages_compare import PairSummary, VerdictCount
+
+__all__ = [
+    "CompareSummary",
+    "GainRow",
+    "OverviewPage",
+    "SoftwareSummary",
+    "build_overview_page",
+    "pair_gains",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class CompareSummary:
+    """A link to one comparison page with its verdict counts."""
+
+    baseline: str = field(metadata={"help": "Baseline version."})
+    candidate: str = field(metadata={"help": "Candidate version."})
+    href: str = field(metadata={"help": "The comparison page."})
+    counts: tuple[VerdictCount, ...] = field(metadata={"help": "Series per verdict."})
+    is_latest: bool = field(metadata={"help": "The newest consecutive pair."})
+    is_baseline: bool = field(metadata={"help": "The newest version against the first."})
+
+
+@dataclass(frozen=True, slots=True)
+class SoftwareSummary:
+    """One software: its versions and its comparisons."""
+
+    software: str = field(metadata={"help": "Software name."})
+    versions: tuple[str, ...] = field(metadata={"help": "Its versions, in explicit order."})
+    comparisons: tuple[CompareSummary, ...] = field(
+        metadata={"help": "Newest pair and newest vs first first, then older pairs, newest first."}
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class GainRow:
+    """The software gain of one series between the newest two versions."""
+
+    software: str = field(metadata={"help": "Software name."})
+    system: str = field(metadata={"help": "System name."})
+    series: str = field(metadata={"help": "Benchmark, scenario, workload and metric."})
+    baseline: str = field(metadata={"help": "Baseline version."})
+    candidate: str = field(metadata={"help": "Candidate version."})
+    gain: float = field(metadata={"help": "Direction-aware factor: above 1 is better."})
+    href: str = field(metadata={"help": "The benchmark page."})
+
+
+@dataclass(frozen=True, slots=True)
+class OverviewPage:
+    """The context of ``index.html``."""
+
+    title: str = field(metadata={"help": "Site title."})
+    generated_at: str = field(metadata={"help": "When the report was built, as given."})
+    is_example: bool = field(metadata={"help": "True when any result shown is example data."})
+    counts: PageCounts = field(metadata={"help": "Totals for the summary line."})
+    software: tuple[SoftwareSummary, ...] = field(metadata={"help": "Per software, by name."})
+    has_analysis: bool = field(metadata={"help": "Whether any series could be compared."})
+    findings_stored: bool = field(metadata={"help": "Whether `tracker analyze` stored findings."})
+    open_findings: tuple[FindingRow, ...] = field(metadata={"help": "Open findings, first 20."})
+    open_findings_total: int = field(metadata={"help": "How many findings are open."})
+    gains: tuple[GainRow, ...] = field(metadata={"help": "Largest gains of the newest pairs."})
+    losses: tuple[GainRow, ...] = field(metadata={"help": "Largest losses of the newest pairs."})
+    gains_chart: tuple[Chart, ...] = field(
+        metadata={"help": "Geometric-mean gain per system, newest pairs (none without pairs)."}
+    )
+    scaling_warnings: tuple[FindingRow, ...] = field(
+        metadata={"help": "Scaling-efficiency findings that are not fixed, first 20."}
+    )
+    scaling_warnings_total: int = field(metadata={"help": "How many there are in all."})
+    benchmarks: tuple[PageLink, ...] = field(metadata={"help": "Every benchmark page."})
+    systems: tuple[PageLink, ...] = field(metadata={"help": "Every system page."})
+
+
+def _finite(value: float | None) -> float | None:
+    return value if value is not None and math.isfinite(value) else None
+
+
+def _software(data: ReportInput, pairs: Sequence[PairSummary]) -> tuple[SoftwareSummary, ...]:
+    versions: dict[str, list[str]] = defaultdict(list)
+    for info in data.versions:
+        versions[info.software].append(info.version)
+    by_software: dict[str, list[PairSummary]] = defaultdict(list)
+    for pair in pairs:
+        by_software[pair.software].append(pair)
+    out = []
+    for software in sorted(versions):
+        order = {v: i for i, v in enumerate(versions[software])}
+        ranked = sorted(
+            by_software[software],
+            key=lambda p: (not p.is_latest, not p.is_baseline, -order.get(p.candidate, 0)),
+        )
+        out.append(
+            SoftwareSummary(
+                software=software,
+                versions=tuple(versions[software]),
+                comparisons=tuple(
+                    CompareSummary(
+                        baseline=p.baseline,
+                        candidate=p.candidate,
+                        href=p.pages[0],
+                        counts=p.counts,
+                        is_latest=p.is_latest,
+                        is_baseline=p.is_baseline,
+                    )
+                    for p in ranked
+                ),
+            )
+        )
+    return tuple(out)
+
+
+def pair_gains(pair: PairRun, infos: Mapping[str, SeriesInfo], names: SystemNames) -> list[GainRow]:
+    """The direction-aware software gain of every series of ``pair`` that has one."""
+    out = []
+    for c in pair.run.comparisons:
+        g = _finite(c.evidence.g)
+        info = infos.get(c.key)
+        if g is None or info is None:
+            continue
+        series = " ".join(x for x in (info.benchmark, info.scenario, info.workload) if x)
+        out.append(
+            GainRow(
+                software=pair.software,
+                system=names.of(info.system).label,
+                series=f"{series} · {info.metric}",
+                baseline=pair.baseline,
+                candidate=pair.candidate,
+                gain=math.exp(g),
+                href=benchmark_href(info.benchmark, info.scenario),
+            )
+        )
+    return out
+
+
+def _gains_chart(gains: Sequence[GainRow]) -> tuple[Chart, ...]:
+    by_system: dict[tuple[str, str, str, str], list[float]] = defaultdict(list)
+    for row in gains:
+        by_system[(row.software, row.system, row.baseline, row.candidate)].append(
+            math.log(row.gain)
+        )
+    if not by_system:
+        return ()
+    ranked = sorted(
+        ((math.exp(sum(v) / len(v)), key, len(v)) for key, v in by_system.items()),
+        key=lambda t: (-t[0], t[1]),
+    )[:40]
+    names = [f"{sw} · {system}" for _, (sw, system, _b, _c), _n in ranked]
+    values = [100.0 * (gain - 1.0) for gain, _key, _n in ranked]
+    hover = [
+        f"{sw} · {system}, {b} → {c}: {format_gain(gain)}, geometric mean of {n} series"
+        for gain, (sw, system, b, c), n in ranked
+    ]
+    chart = bar_chart(
+        "chart-gains",
+        "Software gain per system, newest pair of versions (geometric mean; → better)",
+        names,
+        values,
+        x_title="change, % (direction-aware: positive is better)",
+        hover=hover,
+    )
+    return (chart,)
+
+
+def build_overview_page(
+    data: ReportInput,
+    *,
+    generated_at: str,
+    counts: PageCounts,
+    is_example: bool,
+    findings: Sequence[FindingRow],
+    benchmarks: Mapping[str, str],
+    systems: Mapping[str, str],
+    pairs: Sequence[PairSummary],
+    gains: Sequence[GainRow],
+) -> OverviewPage:
+    """The overview; ``benchmarks`` and ``systems`` map page paths to their titles.
+
+    ``pairs`` summarise every compared pair, ``gains`` are those of the newest pairs.
+    """
+    ranked = sorted(gains, key=lambda r: (-r.gain, r.software, r.system, r.series))
+    open_rows = [f for f in findings if f.status in ("open", "not stored")]
+    warnings = [f for f in findings if f.kind == "scaling_efficiency" and f.status != "fixed"]
+    return OverviewPage(
+        title=data.title,
+        generated_at=generated_at,
+        is_example=is_example,
+        counts=counts,
+        software=_software(data, pairs),
+        has_analysis=bool(pairs),
+        findings_stored=data.findings_stored,
+        open_findings=tuple(open_rows[:20]),
+        open_findings_total=len(open_rows),
+        gains=tuple(g for g in ranked[:10] if g.gain > 1.0),
+        losses=tuple(g for g in reversed(ranked[-10:]) if g.gain < 1.0),
+        gains_chart=_gains_chart(ranked),
+        scaling_warnings=tuple(warnings[:20]),
+        scaling_warnings_total=len(warnings),
+        benchmarks=tuple(PageLink(t, h) for h, t in sorted(benchmarks.items(), key=_by_text)),
+        systems=tuple(PageLink(t, h) for h, t in sorted(systems.items(), key=_by_text)),
+    )
+
+
+def _by_text(item: tuple[str, str]) -> tuple[str, str]:
+    return item[1], item[0]

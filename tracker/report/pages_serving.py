@@ -1,0 +1,207 @@
+"""The serving page: throughput against interactivity, read at a target.
+
+Per curve (software, system, benchmark, workload): every measured point of
+every version's sweep as (tokens/s/user, output tokens/s per accelerator), the
+Pareto front, the interactivity target as a vertical line and the interpolated
+throughput at the target; then the throughput at the target across versions
+("not reached" is shown as such, never as zero).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from tracker.analyze_sweeps import SweepTarget
+from tracker.report.charts import (
+    Chart,
+    color,
+    label,
+    line_trace,
+    marker_trace,
+    vline,
+    xy_chart,
+)
+from tracker.report.common import benchmark_href
+from tracker.report.filters import format_number
+from tracker.report.inputs import ReportInput
+
+__all__ = ["ServingCurve", "ServingPage", "ServingRow", "build_serving_page"]
+
+
+@dataclass(frozen=True, slots=True)
+class ServingRow:
+    """One sweep of one version, read at the target."""
+
+    version: str = field(metadata={"help": "Version."})
+    sweep: str = field(metadata={"help": "Sweep key."})
+    reached: bool = field(metadata={"help": "Whether the front covers the target."})
+    at_target: float | None = field(metadata={"help": "Interpolated throughput at the target."})
+    system_at_target: float | None = field(
+        metadata={"help": "The whole system's tokens/s at the target (all accelerators)."}
+    )
+    accelerators: int | None = field(metadata={"help": "Accelerators of the system, if known."})
+    best_measured: float | None = field(metadata={"help": "Best measured throughput."})
+    statistic: str = field(metadata={"help": "The tokens/s/user statistic used."})
+    reason: str = field(metadata={"help": "Why it was not reached, when it was not."})
+
+
+@dataclass(frozen=True, slots=True)
+class ServingCurve:
+    """The serving curves of one software, system, benchmark and workload."""
+
+    title: str = field(metadata={"help": "System, benchmark, scenario, workload."})
+    software: str = field(metadata={"help": "Software name."})
+    unit: str = field(metadata={"help": "Unit of the throughput axis."})
+    href: str = field(metadata={"help": "The benchmark page."})
+    charts: tuple[Chart, ...] = field(
+        metadata={"help": "The curves with the target; then the throughput at it per version."}
+    )
+    rows: tuple[ServingRow, ...] = field(metadata={"help": "One per sweep, in version order."})
+
+
+@dataclass(frozen=True, slots=True)
+class ServingPage:
+    """The context of ``serving.html``."""
+
+    title: str = field(metadata={"help": "Page title."})
+    generated_at: str = field(metadata={"help": "When the report was built, as given."})
+    is_example: bool = field(metadata={"help": "True when any result shown is example data."})
+    target: float = field(metadata={"help": "Interactivity target, tokens/s/user."})
+    curves: tuple[ServingCurve, ...] = field(metadata={"help": "Sorted by software and title."})
+
+
+def _curve_title(t: SweepTarget) -> str:
+    system = t.system.partition("/")[2] or t.system
+    return " · ".join(x for x in (system, t.benchmark, t.scenario, t.curve_workload) if x)
+
+
+def _curve(data: ReportInput, targets: Sequence[SweepTarget], chart_index: int) -> ServingCurve:
+    head = targets[0]
+    order = {v.version: i for i, v in enumerate(data.versions) if v.software == head.software}
+    targets = sorted(
+        targets, key=lambda t: (order.get(t.version, len(order)), t.version, t.sweep_key)
+    )
+    unit = "output tokens/s per accelerator" if head.per_accelerator else "output tokens/s"
+    raw: dict[str, list[tuple[float, float]]] = defaultdict(list)
+    for p in data.sweep_points:
+        if p.sweep_key in {t.sweep_key for t in targets} and p.is_valid and p.tokens_per_s_per_user:
+            per = (
+                p.output_tokens_per_s / p.accelerators_total
+                if p.accelerators_total
+                else p.output_tokens_per_s
+            )
+            raw[p.version].append((p.tokens_per_s_per_user, per))
+    versions = list(dict.fromkeys(t.version for t in targets))
+    target = data.target_tokens_per_s_per_user
+    traces: list[dict[str, object]] = []
+    for i, version in enumerate(versions):
+        points = sorted(raw.get(version, []))
+        if points:
+            traces.append(
+                marker_trace(
+                    f"{version} measured",
+                    [x for x, _ in points],
+                    [y for _, y in points],
+                    symbol="circle",
+                    marker_color=color(i),
+                    text=[
+                        f"{version}: {format_number(y)} {unit} at {format_number(x)} tokens/s/user"
+                        for x, y in points
+                    ],
+                    size=7,
+                    opacity=0.45,
+                )
+            )
+        for t in (t for t in targets if t.version == version):
+            front = t.result.front
+            traces.append(
+                line_trace(
+                    f"{version} Pareto front",
+                    [x for x, _ in front],
+                    [y for _, y in front],
+                    index=i,
+                    hover="%{x:,.4~g} tokens/s/user: <b>%{y:,.4~g} " + label(unit) + "</b>",
+                )
+            )
+            value = t.result.tokens_per_s_per_accelerator
+            if value is not None:
+                traces.append(
+                    marker_trace(
+                        f"{version} at target",
+                        [target],
+                        [value],
+                        symbol="star",
+                        marker_color=color(i),
+                        text=[
+                            f"{version}: {format_number(value)} {unit} at {target:g} tokens/s/user"
+                        ],
+                        size=16,
+                    )
+                )
+    statistic = head.result.statistic
+    curves = xy_chart(
+        f"chart-{chart_index}",
+        f"Throughput against interactivity ({statistic})",
+        traces,
+        x_title=f"tokens/s/user ({statistic}); → more interactive",
+        y_title=f"{unit} (↑ better)",
+        shapes=[vline(target, f"target {target:g} tokens/s/user")],
+    )
+    at = {t.version: t.result.tokens_per_s_per_accelerator for t in targets}
+    trend = xy_chart(
+        f"chart-{chart_index + 1}",
+        f"Throughput at {target:g} tokens/s/user, per version",
+        [
+            line_trace(
+                "at target",
+                versions,
+                [at.get(v) for v in versions],
+                index=0,
+                hover="%{x}: <b>%{y:,.4~g} " + label(unit) + "</b>",
+            )
+        ],
+        x_title=f"{head.software} version",
+        y_title=f"{unit} (↑ better)",
+        x_axis={"type": "category", "categoryorder": "array", "categoryarray": versions},
+        y_axis={"rangemode": "tozero"},
+        height=280,
+    )
+    rows = tuple(
+        ServingRow(
+            version=t.version,
+            sweep=t.sweep_key,
+            reached=t.result.tokens_per_s_per_accelerator is not None,
+            at_target=t.result.tokens_per_s_per_accelerator,
+            system_at_target=t.tokens_per_s_at_target,
+            accelerators=t.accelerators,
+            best_measured=t.result.best_measured,
+            statistic=t.result.statistic,
+            reason=t.result.reason,
+        )
+        for t in targets
+    )
+    return ServingCurve(
+        title=_curve_title(head),
+        software=head.software,
+        unit=unit,
+        href=benchmark_href(head.benchmark, head.scenario),
+        charts=(curves, trend),
+        rows=rows,
+    )
+
+
+def build_serving_page(data: ReportInput, *, generated_at: str, is_example: bool) -> ServingPage:
+    """Every serving curve with its target line and interpolated point."""
+    grouped: dict[tuple[str, str], list[SweepTarget]] = defaultdict(list)
+    for t in data.targets:
+        grouped[(t.software, _curve_title(t))].append(t)
+    curves = tuple(_curve(data, grouped[key], 2 * i + 1) for i, key in enumerate(sorted(grouped)))
+    return ServingPage(
+        title="Serving: throughput at an interactivity target",
+        generated_at=generated_at,
+        is_example=is_example,
+        target=data.target_tokens_per_s_per_user,
+        curves=curves,
+    )
