@@ -57,14 +57,14 @@ from tracker.analysis import (
     decide_verdicts,
     detect_change_points,
     scaling_findings,
-    scaling_groups,
     series_gain,
     software_gains,
 )
 from tracker.analysis.defaults import EFFICIENCY_DROP_FLOOR, EFFICIENCY_FLOOR
 from tracker.analysis.interactivity import Interpolation
 from tracker.analysis.multiple import Method as FamilyMethod
-from tracker.analyze_inputs import SampleSet, SeriesInfo, collect_samples, stack_series
+from tracker.analyze_collect import collect_samples
+from tracker.analyze_inputs import SampleSet, SeriesInfo, stack_series
 from tracker.analyze_inputs import version_series as build_version_series
 from tracker.analyze_sweeps import SweepTarget, sweep_targets
 from tracker.errors import ConfigError
@@ -231,7 +231,7 @@ def _compare(
 def _scaling(
     found: SampleSet, orders: Mapping[str, Sequence[str]], settings: AnalysisSettings
 ) -> tuple[dict[str, tuple[ScalingGroup, ...]], dict[str, tuple[ScalingFinding, ...]]]:
-    groups = {software: scaling_groups(points) for software, points in found.scaling.items()}
+    groups = dict(found.scaling)
     issues = {
         software: scaling_findings(
             found_groups,

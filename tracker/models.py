@@ -119,13 +119,28 @@ class Result(SQLModel, table=True):
     """
 
     __table_args__ = (
+        # The report streams every point grouped per system and per benchmark
+        # (Store.iter_series_points, each point's samples by id): each order is one
+        # of these indexes, so the rows come in order without a sort; a system's,
+        # a benchmark's or a series' results are a range of one of them
+        # (tests/test_query_plans.py checks the plans on SQLite and PostgreSQL).
         Index(
-            "ix_result_series",
+            "ix_result_system_points",
             "system_id",
             "benchmark_id",
+            "software_version_id",
             "metric_id",
             "workload",
+            "id",
+        ),
+        Index(
+            "ix_result_benchmark_points",
+            "benchmark_id",
+            "system_id",
             "software_version_id",
+            "metric_id",
+            "workload",
+            "id",
         ),
     )
 
