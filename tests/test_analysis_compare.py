@@ -18,6 +18,7 @@ import math
 
 import numpy as np
 import pytest
+from scipy import stats  # type: ignore[import-untyped]
 
 from tracker.analysis import (
     ComparePolicy,
@@ -28,6 +29,7 @@ from tracker.analysis import (
     compare_versions,
     decide_verdicts,
 )
+from tracker.analysis.history import prediction_test
 from tracker.analysis.twosample import bootstrap_ci, min_attainable_p
 
 NOISE = 0.02
@@ -304,3 +306,21 @@ def test_policy_rejects_nonsense() -> None:
         ComparePolicy(q_level=1.5)
     with pytest.raises(ValueError):
         ComparePolicy(min_history=2)
+
+
+def test_min_attainable_p_of_the_asymptotic_test_is_the_normal_tail_of_separation() -> None:
+    mean, sd = 30 * 30 / 2.0, math.sqrt(30 * 30 * 61 / 12.0)
+    expected = 2.0 * stats.norm.sf(mean / sd)
+    assert min_attainable_p(Method.MANN_WHITNEY, 30, 30, 20) == pytest.approx(expected, rel=1e-12)
+
+
+@pytest.mark.parametrize("n", [3, 5, 12])
+@pytest.mark.parametrize("confidence", [0.9, 0.95, 0.99])
+def test_prediction_interval_uses_students_t_quantile(n: int, confidence: float) -> None:
+    rng = np.random.default_rng(n)
+    history = np.log(100.0 + rng.normal(0.0, 1.0, size=(4, n)))
+    new = np.log(np.array([100.0, 101.0, 99.0, 130.0]))
+    _, low, high = prediction_test(history, new, despike_k=1e9, confidence=confidence)
+    scale = history.std(axis=1, ddof=1) * math.sqrt(1.0 + 1.0 / n)
+    expected = stats.t.ppf(0.5 + confidence / 2.0, n - 1) * scale
+    np.testing.assert_allclose((high - low) / 2.0, expected, rtol=1e-10)

@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats  # type: ignore[import-untyped]
 
 from tracker.analysis import adjust_pvalues, q_values
+from tracker.analysis.multiple import Method
 
 
 def test_bh_q_values_by_hand() -> None:
@@ -29,3 +36,25 @@ def test_an_empty_family_has_size_zero() -> None:
 def test_p_values_outside_the_unit_interval_are_refused(bad: list[float]) -> None:
     with pytest.raises(ValueError):
         q_values(bad)
+
+
+@settings(max_examples=200)
+@given(
+    st.lists(
+        st.one_of(st.floats(0.0, 1.0), st.sampled_from([0.0, 0.01, 0.05, 0.5, 1.0])),
+        min_size=1,
+        max_size=60,
+    ),
+    st.sampled_from(["bh", "by"]),
+)
+def test_q_values_equal_scipys_false_discovery_control(p: list[float], method: Method) -> None:
+    expected = stats.false_discovery_control(np.asarray(p), method=method)
+    np.testing.assert_allclose(q_values(p, method), expected, rtol=1e-12, atol=0.0)
+
+
+def test_the_analysis_does_not_import_scipy_stats() -> None:
+    code = (
+        "import sys, tracker.publish, tracker.gate, tracker.analyze;"
+        "sys.exit(1 if 'scipy.stats' in sys.modules or 'scipy.interpolate' in sys.modules else 0)"
+    )
+    assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 import numpy.typing as npt
-from scipy import stats  # type: ignore[import-untyped]
+from scipy import special  # type: ignore[import-untyped]
 
 from tracker.analysis.spikes import despike
 from tracker.analysis.ttests import t_pvalue
@@ -47,5 +47,5 @@ def prediction_test(
     se2 = var * (1.0 + 1.0 / n)
     df = np.full(shift.shape, n - 1.0)
     p = t_pvalue(shift, se2, df)
-    half = float(stats.t.ppf(0.5 + confidence / 2.0, n - 1.0)) * np.sqrt(se2)
+    half = float(special.stdtrit(n - 1.0, 0.5 + confidence / 2.0)) * np.sqrt(se2)
     return p, shift - half, shift + half

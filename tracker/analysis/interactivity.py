@@ -27,7 +27,6 @@ from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
-from scipy.interpolate import PchipInterpolator  # type: ignore[import-untyped]
 
 from tracker.analysis.series import SeriesSamples
 
@@ -107,6 +106,10 @@ def _interpolate(fx: FloatArray, fy: FloatArray, target: float, method: Interpol
         return float(fy[0])
     if method == "linear":
         return float(np.interp(target, fx, fy))
+    # Imported here: scipy.interpolate costs about 27 MB of memory, needed only
+    # where a sweep is interpolated.
+    from scipy.interpolate import PchipInterpolator  # type: ignore[import-untyped]
+
     return float(PchipInterpolator(fx, fy, extrapolate=False)(target))
 
 

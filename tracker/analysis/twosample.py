@@ -21,7 +21,7 @@ from enum import StrEnum
 
 import numpy as np
 import numpy.typing as npt
-from scipy import stats  # type: ignore[import-untyped]
+from scipy import special  # type: ignore[import-untyped]
 
 from tracker.analysis.ttests import welch_t_pvalue
 
@@ -67,7 +67,7 @@ def min_attainable_p(method: Method, n_a: int, n_b: int, exact_max: int) -> floa
         return min(1.0, 2.0 / math.comb(n_a + n_b, n_a))
     mean = n_a * n_b / 2.0
     sd = math.sqrt(n_a * n_b * (n_a + n_b + 1) / 12.0)
-    return float(min(1.0, 2.0 * stats.norm.sf(mean / sd)))
+    return float(min(1.0, 2.0 * special.ndtr(-mean / sd)))
 
 
 def welch_log_p(base: FloatArray, cand: FloatArray) -> FloatArray:
@@ -81,6 +81,10 @@ def welch_log_p(base: FloatArray, cand: FloatArray) -> FloatArray:
 
 def mann_whitney_p(base: FloatArray, cand: FloatArray, *, exact: bool) -> FloatArray:
     """Two-sided p of Mann–Whitney U between rows; rows where all values tie give 1."""
+    # Imported here: scipy.stats costs about 50 MB of memory, and most runs
+    # (Welch on logs) never need it.
+    from scipy import stats
+
     result = stats.mannwhitneyu(
         base, cand, axis=1, alternative="two-sided", method="exact" if exact else "asymptotic"
     )

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import importlib.util
 import shutil
-from pathlib import Path
+from collections.abc import Callable
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
@@ -24,6 +25,9 @@ from tracker.report.filters import FILTERS
 __all__ = ["PLOTLY_JS", "PageWriter", "build_environment", "plotly_js_path", "render_page"]
 
 PLOTLY_JS = "plotly.min.js"
+MANIFEST = ".report-files"
+"""The files the last render wrote, one relative path a line (stale ones are removed)."""
+_PIECES_PER_WRITE = 4096
 
 
 def build_environment() -> Environment:
@@ -70,16 +74,19 @@ def _copy_assets(out_dir: Path) -> None:
 class PageWriter:
     """Writes pages (and other files) under one site folder, creating it and ``static/``."""
 
-    def __init__(self, out_dir: Path) -> None:
+    def __init__(self, out_dir: Path, on_page: Callable[[int, str], None] | None = None) -> None:
         self.out_dir = out_dir
         self.environment = build_environment()
         self.pages = 0
+        self._on_page = on_page
         out_dir.mkdir(parents=True, exist_ok=True)
         _copy_assets(out_dir)
         self._folders: set[Path] = {out_dir}
+        self._written: set[str] = set()
 
     def path(self, relative: str) -> Path:
         """``relative`` (a path from the site root) as a file path, its folder created."""
+        self._written.add(relative)
         path = self.out_dir / relative
         if path.parent not in self._folders:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -89,9 +96,56 @@ class PageWriter:
     def page(self, relative: str, template: str, page: Any) -> None:
         """Render ``template`` with ``page`` into ``relative`` (links lead back to the root)."""
         root = "../" * relative.count("/")
-        self.text(relative, render_page(self.environment, template, page, root=root))
+        pieces = self.environment.get_template(template).generate(page=page, root=root)
+        # Streamed in batches: a page of thousands of rows is never one string,
+        # nor the list of its hundreds of thousands of pieces.
+        with self.path(relative).open("w", encoding="utf-8", newline="\n") as handle:
+            batch: list[str] = []
+            for piece in pieces:
+                batch.append(piece)
+                if len(batch) >= _PIECES_PER_WRITE:
+                    handle.write("".join(batch))
+                    batch.clear()
+            handle.write("".join(batch))
         self.pages += 1
+        if self._on_page is not None:
+            self._on_page(self.pages, relative)
 
     def text(self, relative: str, text: str) -> None:
         """Write ``text`` (UTF-8, ``\\n`` line ends) into ``relative``."""
         self.path(relative).write_text(text, encoding="utf-8", newline="\n")
+
+    def finish(self) -> int:
+        """Remove what an earlier render wrote here and this one did not; return how many.
+
+        Each render lists the files it wrote in :data:`MANIFEST`; only files named
+        in the previous list are removed, so nothing else in the folder is touched
+        (a page of a system that is gone, a page of a shorter pagination).
+        """
+        manifest = self.out_dir / MANIFEST
+        try:
+            earlier = manifest.read_text(encoding="utf-8").splitlines()
+        except (OSError, UnicodeDecodeError):
+            earlier = []
+        removed = 0
+        for relative in earlier:
+            if relative in self._written or not _inside(relative):
+                continue
+            stale = self.out_dir / relative
+            if stale.is_file():
+                stale.unlink()
+                removed += 1
+        listing = "".join(f"{relative}\n" for relative in sorted(self._written))
+        manifest.write_text(listing, encoding="utf-8", newline="\n")
+        return removed
+
+
+def _inside(relative: str) -> bool:
+    """Whether ``relative`` is a plain path below the site folder (no ``..``, not absolute)."""
+    path = PurePosixPath(relative)
+    return (
+        bool(relative)
+        and not path.is_absolute()
+        and ".." not in path.parts
+        and "\\" not in relative
+    )
