@@ -46,6 +46,7 @@ from tracker.report.pages_overview import CompareSummary, GainRow, OverviewPage,
 from tracker.report.pages_series import BenchmarkPage, SystemPage
 from tracker.report.pages_serving import ServingCurve, ServingPage, ServingRow
 from tracker.report.paging import Pager, paginate
+from tracker.report.render import MANIFEST
 from tracker.store import Store
 
 GOLDEN = Path(__file__).parent / "golden" / "report.json"
@@ -287,7 +288,13 @@ def test_the_same_database_gives_the_same_bytes_but_the_generated_at_line(
     seeded: Any, tmp_path: Path
 ) -> None:
     store, site_dir, _before = seeded
-    publish_report(store, tmp_path, generated_at="another time")
+    written: list[tuple[int, str]] = []
+    publish_report(
+        store, tmp_path, generated_at="another time", on_page=lambda n, p: written.append((n, p))
+    )
+    html = sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*.html"))
+    assert [n for n, _ in written] == list(range(1, len(html) + 1))  # progress, once per page
+    assert sorted(p for _, p in written) == html
     files = sorted(p.relative_to(site_dir) for p in site_dir.rglob("*") if p.is_file())
     assert files == sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*") if p.is_file())
     for name in files:
@@ -302,3 +309,27 @@ def test_pages_use_relative_links_only(seeded: Any) -> None:
         html = page.read_text(encoding="utf-8")
         assert "http://" not in html and "https://" not in html, page
         assert 'href="/' not in html and 'src="/' not in html, page
+
+
+def test_a_render_over_an_earlier_one_removes_only_that_renders_stale_files(
+    seeded: Any, tmp_path: Path
+) -> None:
+    store, site_dir, _before = seeded
+    target = tmp_path / "site"
+    publish_report(store, target, generated_at=GENERATED_AT)
+    manifest = target / MANIFEST
+    # An earlier render wrote a page that this data no longer has, and listed it;
+    # the user keeps a file of their own beside the site; a tampered list points out.
+    (target / "system" / "gone.html").write_text("stale", encoding="utf-8")
+    (target / "notes.txt").write_text("mine", encoding="utf-8")
+    (tmp_path / "outside.txt").write_text("not the site's", encoding="utf-8")
+    listed = manifest.read_text(encoding="utf-8")
+    manifest.write_text(listed + "system/gone.html\n../outside.txt\n/etc/hostname\n")
+    publish_report(store, target, generated_at=GENERATED_AT)
+    assert not (target / "system" / "gone.html").exists()
+    assert (target / "notes.txt").read_text(encoding="utf-8") == "mine"
+    assert (tmp_path / "outside.txt").exists()
+    assert manifest.read_text(encoding="utf-8") == listed
+    ours = {p.relative_to(target) for p in target.rglob("*") if p.is_file()}
+    fresh = {p.relative_to(site_dir) for p in site_dir.rglob("*") if p.is_file()}
+    assert ours - fresh == {Path("notes.txt")} and fresh <= ours

@@ -119,6 +119,25 @@ def _progress(label: str) -> Iterator[Any]:
 
 
 @contextmanager
+def _count_bar(label: str) -> Iterator[Any]:
+    """A counter of pages written on stderr, total unknown (hidden when not a terminal)."""
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        TextColumn("{task.completed} pages"),
+        console=_err,
+        transient=True,
+        disable=not _err.is_terminal,
+    ) as bar:
+        task = bar.add_task(label, total=None)
+
+        def update(pages: int, relative: str) -> None:
+            bar.update(task, completed=pages, description=f"report: {relative}")
+
+        yield update
+
+
+@contextmanager
 def _download_bar() -> Iterator[Any]:
     """A download progress bar on stderr (hidden when stderr is not a terminal)."""
     with Progress(
@@ -543,8 +562,8 @@ def report(ctx: click.Context, out: Path) -> None:
         publish_report,
     )
 
-    with _open_store(ctx) as store:
-        index = publish_report(store, out, generated_at=_now())
+    with _open_store(ctx) as store, _count_bar("report: analysing") as progress:
+        index = publish_report(store, out, generated_at=_now(), on_page=progress)
     click.echo(f"Report: {index}")
 
 

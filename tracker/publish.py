@@ -20,7 +20,7 @@ rendered and dropped before the next.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -192,7 +192,11 @@ def publish_report(
     *,
     generated_at: str,
     settings: AnalysisSettings | None = None,
+    on_page: Callable[[int, str], None] | None = None,
 ) -> Path:
-    """Render the report of everything in ``store`` into ``out_dir``; return the index page."""
+    """Render the report of everything in ``store`` into ``out_dir``; return the index page.
+
+    ``on_page(pages_written, relative_path)`` is called after each page (progress).
+    """
     data = gather_report_input(store, settings=settings)
-    return render_site(data, out_dir, generated_at=generated_at)
+    return render_site(data, out_dir, generated_at=generated_at, on_page=on_page)

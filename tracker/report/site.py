@@ -19,7 +19,7 @@ are streamed (``read_points``, ``pairs``), nothing else grows with every result.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -155,9 +155,18 @@ def _findings_pass(
     return hrefs
 
 
-def render_site(data: ReportInput, out_dir: Path, *, generated_at: str) -> Path:
-    """Write every page, ``static/``, ``report.json`` and the CSV files; return ``index.html``."""
-    out = PageWriter(out_dir)
+def render_site(
+    data: ReportInput,
+    out_dir: Path,
+    *,
+    generated_at: str,
+    on_page: Callable[[int, str], None] | None = None,
+) -> Path:
+    """Write every page, ``static/``, ``report.json`` and the CSV files; return ``index.html``.
+
+    ``on_page(pages_written, relative_path)`` is called after each page (progress).
+    """
+    out = PageWriter(out_dir, on_page)
     names = system_names(data)
     findings = finding_rows(data.findings, names)
     ctx = series_context(data, findings, names, generated_at=generated_at)
@@ -216,4 +225,5 @@ def render_site(data: ReportInput, out_dir: Path, *, generated_at: str) -> Path:
         },
     )
     out.text("report.json", text)
+    out.finish()
     return out_dir / "index.html"
