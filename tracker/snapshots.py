@@ -13,6 +13,7 @@ a file and restores its mtime and ctime cannot, as ctime cannot be set.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -95,10 +96,14 @@ class SnapshotCache:
             "signature_bytes": len(trail.signature_text),
         }
         data = b"\n".join([json.dumps(head, sort_keys=True).encode(), trail.signature_text, paths])
+        # One temporary file per process: two ingests of the same source at once
+        # each write their own and the last rename wins, whole.
+        temporary = self.folder / f".{key}.{os.getpid()}.tmp"
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
-            temporary = self.folder / f".{key}.tmp"
             temporary.write_bytes(data + b"\n")
             os.replace(temporary, self.folder / key)
         except OSError:
+            with contextlib.suppress(OSError):
+                temporary.unlink(missing_ok=True)
             return
