@@ -6,11 +6,12 @@ slept (``FetchOptions.sleep``), and timeouts are fractions of a second, so the
 module runs in a few seconds.
 """
 
+# ruff: noqa: F811
+
 from __future__ import annotations
 
 import email.utils
 import hashlib
-import tarfile
 import time
 from collections.abc import Callable, Iterator
 from functools import partial
@@ -18,7 +19,18 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_pull import REF, ROUND_PATH, Fault, Served, serve, tracker
+# round_archive and server are test_pull's fixtures (the v5.1 round, served on 127.0.0.1);
+# the tests below take them as arguments, which ruff reads as redefinitions (F811).
+from tests.test_pull import (  # noqa: F401
+    REF,
+    ROUND_PATH,
+    Fault,
+    Served,
+    round_archive,
+    serve,
+    server,
+    tracker,
+)
 from tracker.errors import FetchError
 from tracker.fetch import FetchOptions, fetch
 from tracker.store import Store
@@ -202,21 +214,6 @@ def test_a_checksum_mismatch_keeps_nothing(http: tuple[str, Served], tmp_path: P
 # --- the same faults under `tracker pull`: a whole round stored, or nothing -----------------
 
 
-@pytest.fixture(scope="module")
-def round_archive(shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -> bytes:
-    archive = tmp_path_factory.mktemp("archive") / "round.tar.gz"
-    with tarfile.open(archive, "w:gz") as tar:
-        tar.add(shared_data / "mlperf-inference" / "v5.1", arcname=f"inference_results_v5.1-{REF}")
-    return archive.read_bytes()
-
-
-@pytest.fixture
-def round_server(round_archive: bytes) -> Iterator[tuple[str, Served]]:
-    served = Served(archive=round_archive)
-    with serve(served) as base_url:
-        yield base_url, served
-
-
 @pytest.fixture
 def waits(monkeypatch: pytest.MonkeyPatch) -> list[float]:
     """Quick fetch settings for the CLI (what it would wait is recorded, not slept)."""
@@ -265,13 +262,13 @@ def _nothing_stored(database_url: str) -> None:
 
 @pytest.mark.parametrize("fault", sorted(FAULTS))
 def test_a_pull_through_a_fault_stores_the_whole_round(
-    round_server: tuple[str, Served],
+    server: tuple[str, Served],
     round_archive: bytes,
     waits: list[float],
     tmp_path: Path,
     fault: str,
 ) -> None:
-    base_url, served = round_server
+    base_url, served = server
     faults, served.ranges, sent = FAULTS[fault]
     served.faults[ROUND_PATH] = faults(len(round_archive))
     database_url = f"sqlite:///{tmp_path / 'tracker.db'}"
@@ -288,9 +285,9 @@ def test_a_pull_through_a_fault_stores_the_whole_round(
 
 
 def test_a_pull_from_a_server_that_stops_sending_stores_nothing(
-    database_url: str, round_server: tuple[str, Served], waits: list[float], tmp_path: Path
+    database_url: str, server: tuple[str, Served], waits: list[float], tmp_path: Path
 ) -> None:
-    base_url, served = round_server
+    base_url, served = server
     served.faults[ROUND_PATH] = [Fault(stall_after=4096)] * 3
     code, stdout, stderr = _pull(database_url, tmp_path / "cache", base_url)
     assert code == 2, stdout + stderr
@@ -305,12 +302,12 @@ def test_a_pull_from_a_server_that_stops_sending_stores_nothing(
 
 def test_a_pull_resumed_after_a_drop_stores_the_round_on_either_database(
     database_url: str,
-    round_server: tuple[str, Served],
+    server: tuple[str, Served],
     round_archive: bytes,
     waits: list[float],
     tmp_path: Path,
 ) -> None:
-    base_url, served = round_server
+    base_url, served = server
     served.faults[ROUND_PATH] = [Fault(drop_after=len(round_archive) // 2)]
     code, stdout, stderr = _pull(database_url, tmp_path / "cache", base_url)
     assert code == 0, stdout + stderr
@@ -320,9 +317,9 @@ def test_a_pull_resumed_after_a_drop_stores_the_round_on_either_database(
 
 
 def test_a_pull_that_keeps_failing_stores_nothing(
-    round_server: tuple[str, Served], waits: list[float], tmp_path: Path
+    server: tuple[str, Served], waits: list[float], tmp_path: Path
 ) -> None:
-    base_url, served = round_server
+    base_url, served = server
     served.faults[ROUND_PATH] = [Fault(status=500)] * 3
     database_url = f"sqlite:///{tmp_path / 'tracker.db'}"
     code, stdout, stderr = _pull(database_url, tmp_path / "cache", base_url)
