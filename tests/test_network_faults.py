@@ -129,6 +129,29 @@ def test_a_connection_dropped_mid_stream_is_resumed_with_a_range_request(
     assert len(_only_whole_downloads(tmp_path)) == 2
 
 
+def test_a_resume_the_server_refuses_with_416_starts_over(
+    http: tuple[str, Served], tmp_path: Path
+) -> None:
+    base_url, served = http
+    served.faults[PATH] = [Fault(drop_after=1000), Fault(status=416)]
+    download = fetch(base_url + PATH, _options(tmp_path, []))
+    assert download.path.read_bytes() == BODY
+    assert [asked[1] for asked in served.ranges_asked] == [None, "bytes=1000-", None]
+    assert len(_only_whole_downloads(tmp_path)) == 2
+
+
+def test_a_resume_at_the_wrong_byte_is_thrown_away_and_the_body_fetched_whole(
+    http: tuple[str, Served], tmp_path: Path
+) -> None:
+    base_url, served = http
+    served.faults[PATH] = [Fault(drop_after=1000), Fault(resume_at=500)]
+    download = fetch(base_url + PATH, _options(tmp_path, []))
+    assert download.path.read_bytes() == BODY
+    assert download.sha256 == hashlib.sha256(BODY).hexdigest()
+    assert [asked[1] for asked in served.ranges_asked] == [None, "bytes=1000-", None]
+    assert len(_only_whole_downloads(tmp_path)) == 2
+
+
 def test_without_ranges_a_dropped_download_starts_over(
     http: tuple[str, Served], tmp_path: Path
 ) -> None:

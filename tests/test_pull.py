@@ -47,6 +47,8 @@ class Fault:
     """Send this many bytes of the body, then nothing more (until the test ends)."""
     then_serve: bytes | None = None
     """After this request, serve this body instead (a new ETag: the file changed)."""
+    resume_at: int | None = None
+    """Answer a range request from this byte instead of the one asked (a wrong resume)."""
 
 
 @dataclass
@@ -109,6 +111,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(304, headers={"ETag": etag})
             return
         start = self._range_start(etag, len(body))
+        if start and fault.resume_at is not None:
+            start = fault.resume_at
         if start is None:
             self._send(416, headers={"Content-Range": f"bytes */{len(body)}"})
             return
