@@ -128,11 +128,11 @@ def test_four_processes_with_overlapping_sources_store_everything_once(
     assert stored_total == 7_000
 
 
+@pytest.mark.parametrize("database_url", ["postgres"], indirect=True)
 def test_postgres_writers_blocked_on_uncommitted_rows_retry_and_succeed(
     database_url: str, tmp_path: Path, watch: Watch, sources: Sources
 ) -> None:
-    if watch.sqlite:
-        pytest.skip("PostgreSQL: row locks and unique violations; SQLite queues writers instead")
+    """PostgreSQL: row locks and unique violations (SQLite queues writers instead)."""
     first = start_ingest(watch.url("first"), sources.a, out=tmp_path / "first")
     freeze_mid_write(first, watch.mid_write("first"), timeout=60)
     others = {
@@ -158,11 +158,11 @@ def test_postgres_writers_blocked_on_uncommitted_rows_retry_and_succeed(
     assert len(rows) == 5500 == len({row[0] for row in rows})
 
 
+@pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
 def test_sqlite_writers_queue_behind_the_write_lock_while_readers_read(
     database_url: str, tmp_path: Path, watch: Watch, sources: Sources, expected: Reference
 ) -> None:
-    if not watch.sqlite:
-        pytest.skip("SQLite: one writer at a time, the others wait for the lock")
+    """SQLite: one writer at a time, the others wait for the lock; readers go on."""
     Store.open(database_url).close()  # the schema first: the write lock is then the ingest's
     first = start_ingest(database_url, sources.a, out=tmp_path / "first")
     freeze_mid_write(first, watch.in_transaction("first"), timeout=60)
