@@ -41,6 +41,10 @@ _NO_STACK = 0
 """The stack id of samples without a software stack."""
 
 
+_Labels = tuple[str, str, str, str, str, str]
+"""A series' labels: software, system key, benchmark, scenario, workload, metric."""
+
+
 @dataclass(slots=True, eq=False)
 class _Series:
     """What every sample of one series shares, and what its samples' stacks were.
@@ -63,19 +67,6 @@ class _Series:
     """Whether its software-stack group has several series (values kept per stack)."""
 
 
-def _info(sample: AnalysisSample) -> SeriesInfo:
-    return SeriesInfo(
-        sample.software,
-        sample.system_key,
-        sample.benchmark,
-        sample.scenario,
-        sample.workload,
-        sample.metric,
-        sample.unit,
-        sample.higher_is_better,
-    )
-
-
 def _is_scaling_input(sample: AnalysisSample) -> bool:
     return (
         sample.accelerators_total is not None
@@ -89,7 +80,7 @@ class _Collector:
 
     def __init__(self) -> None:
         self.out = SampleSet()
-        self.series: dict[tuple[str, ...], _Series] = {}
+        self.series: dict[_Labels, _Series] = {}
         self.stack_groups: dict[tuple[Platform, SampleLabels], int] = {}
         self.first_member: dict[int, _Series] = {}
         self.stacks: dict[tuple[int, str], dict[str, list[float]]] = {}
@@ -101,9 +92,9 @@ class _Collector:
         self.stack_names: list[str | None] = [None]
         self.arrived = 0
 
-    def _new(self, labels: tuple[str, ...], sample: AnalysisSample) -> _Series:
+    def _new(self, labels: _Labels, sample: AnalysisSample) -> _Series:
         key = series_key(*labels)
-        self.out.infos[key] = _info(sample)
+        self.out.infos[key] = SeriesInfo(*labels, sample.unit, sample.higher_is_better)
         by_version: defaultdict[str, list[float]] = defaultdict(list)
         self.out.values.setdefault(sample.software, {})[key] = by_version
         count = sample.accelerators_total
@@ -136,7 +127,7 @@ class _Collector:
         return entry
 
     def add(self, sample: AnalysisSample) -> None:
-        labels = (
+        labels: _Labels = (
             sample.software,
             sample.system_key,
             sample.benchmark,
