@@ -44,7 +44,7 @@ from tracker.analysis import (
     compare_versions,
     detect_change_points,
 )
-from tracker.analyze import analyse
+from tracker.analyze.run import analyse
 from tracker.records import AnalysisSample, VersionInfo
 from tracker.versions import version_sort_key
 

@@ -31,9 +31,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import cast
 
-from tracker.ingest import ingest_source
+from tracker.ingest.run import ingest_source
 from tracker.records import SourceSpec
-from tracker.store import Store
+from tracker.store.facade import Store
 
 MIN_FOLDERS = 20_000
 ANCHOR_FOLDERS_PER_S = 2_000

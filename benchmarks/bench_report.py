@@ -32,7 +32,6 @@ from typing import Any
 
 import numpy as np
 
-from tracker.publish import publish_report
 from tracker.records import (
     ArtifactRecord,
     MetricRecord,
@@ -41,7 +40,8 @@ from tracker.records import (
     SourceRecord,
     SystemRecord,
 )
-from tracker.store import Store
+from tracker.report.publish import publish_report
+from tracker.store.facade import Store
 
 SYSTEMS = int(sys.argv[1]) if len(sys.argv) > 1 else 50
 BENCHMARKS = 40

@@ -55,7 +55,7 @@ from typing import Any
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
-from tracker.store import normalise_database_url
+from tracker.store.facade import normalise_database_url
 
 RESULTS = Path(__file__).parent / "results" / "scale.json"
 SEED = 20261202

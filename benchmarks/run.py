@@ -15,11 +15,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from tracker.demo_data import write_demo_data
-from tracker.ingest import ingest_source
-from tracker.publish import publish_report
+from tracker.demo.data import write_demo_data
+from tracker.ingest.run import ingest_source
 from tracker.records import Labels, SourceSpec
-from tracker.store import Store
+from tracker.report.publish import publish_report
+from tracker.store.facade import Store
 
 SOURCES = 20
 REPETITIONS = 3

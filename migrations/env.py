@@ -1,6 +1,6 @@
 """Alembic environment: the tracker's SQLModel metadata, SQLite and PostgreSQL.
 
-The database URL comes from the Alembic config (set by ``tracker.schema``) or
+The database URL comes from the Alembic config (set by ``tracker.store.schema``) or
 from ``sqlalchemy.url`` in ``alembic.ini`` when a developer runs ``alembic``
 by hand. On PostgreSQL an advisory lock serialises concurrent upgrades.
 """
@@ -11,7 +11,7 @@ from alembic import context
 from sqlalchemy import Connection, create_engine, pool, text
 from sqlmodel import SQLModel
 
-import tracker.models  # noqa: F401  (registers the tables)
+import tracker.store.models  # noqa: F401  (registers the tables)
 
 config = context.config
 target_metadata = SQLModel.metadata

@@ -21,7 +21,7 @@ from hypothesis import settings
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
-from tracker.store import Store, normalise_database_url
+from tracker.store.facade import Store, normalise_database_url
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 POSTGRES_URL_VARIABLE = "TRACKER_TEST_POSTGRES_URL"

@@ -32,18 +32,18 @@ from rich.table import Table
 
 from tracker import __version__
 from tracker.errors import TrackerError
-from tracker.fetch import DEFAULT_CACHE_DIR
-from tracker.ingest import KINDS, SourceOutcome, ingest_source, read_job
-from tracker.pull import PULLABLE, pull_round
+from tracker.ingest.pull import PULLABLE, pull_round
+from tracker.ingest.run import KINDS, SourceOutcome, ingest_source, read_job
 from tracker.records import FINDING_STATUSES, ExportRow, Labels, SourceSpec
-from tracker.remote import GITHUB
-from tracker.schema import head_revision
-from tracker.store import Store
+from tracker.sources.fetch import DEFAULT_CACHE_DIR
+from tracker.sources.remote import GITHUB
+from tracker.store.facade import Store
+from tracker.store.schema import head_revision
 
 # The analysis, report, gate and demo modules (numpy, scipy, jinja2) are imported
 # inside the commands that use them, so that `tracker ingest` and `--help` start fast.
 if TYPE_CHECKING:
-    from tracker.gate import GateResult
+    from tracker.gate.decision import GateResult
 
 DEFAULT_DATABASE_URL = "sqlite:///tracker.db"
 EXIT_DATA_ERROR = 2
@@ -466,8 +466,8 @@ def analyze(
     from tracker.analysis import (
         parse_price_book,
     )
-    from tracker.analyze import AnalysisSettings, run_analysis
-    from tracker.analyze_summary import summary_lines
+    from tracker.analyze.run import AnalysisSettings, run_analysis
+    from tracker.analyze.summary import summary_lines
 
     book = None
     if price_book is not None:
@@ -505,7 +505,7 @@ def findings(ctx: click.Context, status: str, output_format: str) -> None:
         tracker findings
         tracker findings --status all --format json | jq '.[] | select(.kind == "regression")'
     """
-    from tracker.analyze_summary import (
+    from tracker.analyze.summary import (
         FINDING_COLUMNS,
         finding_cells,
         finding_json,
@@ -558,7 +558,7 @@ def report(ctx: click.Context, out: Path) -> None:
     Example:
         tracker report --out site/ && python -m http.server -d site
     """
-    from tracker.publish import (
+    from tracker.report.publish import (
         publish_report,
     )
 
@@ -615,9 +615,9 @@ def gate(
         tracker gate --baseline 2.0.12 --candidate 2.0.13 --format markdown
         tracker gate --candidate 2.0.13 --policy gate.toml --strict --report site
     """
-    from tracker.gate import run_gate
-    from tracker.gate_output import gate_json, gate_markdown
-    from tracker.policy import GatePolicy, load_policy
+    from tracker.gate.decision import run_gate
+    from tracker.gate.output import gate_json, gate_markdown
+    from tracker.gate.policy import GatePolicy, load_policy
 
     rules = load_policy(policy) if policy is not None else GatePolicy()
     with _open_store(ctx) as store:
@@ -644,7 +644,7 @@ def gate(
 
 
 def _echo_gate_table(result: GateResult) -> None:
-    from tracker.gate_output import (
+    from tracker.gate.output import (
         GATE_COLUMNS,
         gate_cells,
         settings_lines,
@@ -684,11 +684,11 @@ def demo(ctx: click.Context, out: Path) -> None:
     Example:
         tracker demo --out /tmp/tracker-demo
     """
-    from tracker.analyze_summary import (
+    from tracker.analyze.summary import (
         summary_lines,
     )
-    from tracker.demo import run_demo
-    from tracker.gate_output import gate_cells
+    from tracker.demo.run import run_demo
+    from tracker.gate.output import gate_cells
 
     root = ctx.find_root()
     if root.get_parameter_source("database_url") != click.core.ParameterSource.COMMANDLINE:

@@ -1,6 +1,6 @@
 """Source readers: one per kind of source, found by name or recognised from the files.
 
-A reader walks a :class:`tracker.tree.SourceTree`, hands the bytes to a parser
+A reader walks a :class:`tracker.sources.tree.SourceTree`, hands the bytes to a parser
 (:mod:`tracker.parsers`), applies the labels of the :class:`SourceSpec` and
 returns a :class:`Reading`. Adding a kind is adding a module here and a line
 in ``READERS``.
@@ -18,7 +18,7 @@ from tracker.readers.mlperf import MLPerfInferenceReader
 from tracker.readers.mlperf_endpoints import EndpointsReader
 from tracker.readers.mlperf_table import MLPerfTableReader
 from tracker.readers.vllm_bench import VLLMBenchReader
-from tracker.tree import SourceTree
+from tracker.sources.tree import SourceTree
 
 __all__ = ["KINDS", "READERS", "Reader", "Reading", "detect_kind", "reader_for"]
 

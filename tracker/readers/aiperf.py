@@ -24,7 +24,7 @@ from tracker.parsers.aiperf import (
 from tracker.readers.base import ProgressCallback, Reading
 from tracker.readers.serving import Unit, label_points, read_units
 from tracker.records import ParsedResult, SourceSpec
-from tracker.tree import SourceTree
+from tracker.sources.tree import SourceTree
 
 __all__ = ["AIPerfReader"]
 

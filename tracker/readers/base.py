@@ -14,7 +14,7 @@ from tracker.records import (
     SourceSpec,
     SystemRecord,
 )
-from tracker.tree import SourceTree
+from tracker.sources.tree import SourceTree
 
 __all__ = [
     "DEFAULT_SOFTWARE",

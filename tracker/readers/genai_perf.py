@@ -13,7 +13,7 @@ from tracker.parsers.genai_perf import SUMMARY_SUFFIX, parse_genai_perf_summary
 from tracker.readers.base import ProgressCallback, Reading
 from tracker.readers.serving import Unit, label_points, read_units
 from tracker.records import ParsedResult, SourceSpec
-from tracker.tree import SourceTree
+from tracker.sources.tree import SourceTree
 
 __all__ = ["GenAIPerfReader"]
 

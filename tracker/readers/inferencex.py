@@ -29,7 +29,7 @@ from tracker.readers.serving import (
 )
 from tracker.readers.vllm_bench import is_vllm_like
 from tracker.records import ParsedResult, SourceSpec
-from tracker.tree import SourceTree
+from tracker.sources.tree import SourceTree
 
 __all__ = ["InferenceXReader"]
 

@@ -15,7 +15,7 @@ from tracker.errors import ParseError
 from tracker.parsers.loadgen import DETAIL_LOG_NAME, SUMMARY_LOG_NAME, parse_loadgen_run
 from tracker.readers.base import ProgressCallback, Reading, label_result, require_labels
 from tracker.records import ParsedResult, SourceSpec
-from tracker.tree import SourceTree
+from tracker.sources.tree import SourceTree
 
 __all__ = ["LoadGenReader", "find_run_dirs"]
 

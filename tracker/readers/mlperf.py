@@ -37,7 +37,7 @@ from tracker.readers.mlperf_layout import (
 from tracker.readers.mlperf_read import RoundFiles, read_round
 from tracker.readers.mlperf_results import mark_twins, resolve_round, sample_id, software
 from tracker.records import ExtraValue, ResultRecord, SourceSpec
-from tracker.tree import SourceTree
+from tracker.sources.tree import SourceTree
 
 __all__ = ["MLPerfInferenceReader"]
 

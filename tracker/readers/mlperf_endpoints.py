@@ -41,7 +41,7 @@ from tracker.readers.serving import (
     sniff_json,
 )
 from tracker.records import ParsedResult, SourceSpec
-from tracker.tree import SourceTree
+from tracker.sources.tree import SourceTree
 
 __all__ = ["EndpointsReader", "decode_yaml"]
 

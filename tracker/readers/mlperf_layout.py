@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 from tracker.parsers.loadgen import DETAIL_LOG_NAME, SUMMARY_LOG_NAME
 from tracker.parsers.mlperf_rules import folder_scenario
-from tracker.tree import SourceTree
+from tracker.sources.tree import SourceTree
 
 __all__ = [
     "DIVISIONS",

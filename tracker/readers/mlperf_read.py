@@ -22,7 +22,7 @@ from tracker.parsers.mlperf_table import TableRows, parse_results_table
 from tracker.readers.base import ProgressCallback
 from tracker.readers.mlperf_layout import ResultFolder, RoundTree, SubmitterTree
 from tracker.readers.mlperf_results import twin_location
-from tracker.tree import SourceTree
+from tracker.sources.tree import SourceTree
 
 __all__ = ["RoundFiles", "read_round"]
 

@@ -15,7 +15,7 @@ from dataclasses import replace
 
 from tracker.errors import ConfigError
 from tracker.records import ExtraValue, ResultRecord, SoftwareRecord, SourceSpec
-from tracker.tree import SourceTree
+from tracker.sources.tree import SourceTree
 
 __all__ = [
     "SOFTWARE",

@@ -28,7 +28,7 @@ from tracker.readers.base import ProgressCallback, Reading
 from tracker.readers.mlperf_layout import TABLE_NAMES
 from tracker.readers.mlperf_results import mark_twins, normalize_round, sample_id, software
 from tracker.records import ExtraValue, MetricRecord, ResultRecord, SourceSpec, SystemRecord
-from tracker.tree import SourceTree
+from tracker.sources.tree import SourceTree
 
 __all__ = ["MLPerfTableReader", "find_table"]
 

@@ -31,7 +31,7 @@ from tracker.parsers.json_fields import decode_json, decode_json_lines
 from tracker.parsers.serving import with_accelerators
 from tracker.readers.base import DEFAULT_SOFTWARE, ProgressCallback, Reading, label_result
 from tracker.records import ExtraValue, ParsedResult, ResultRecord, SourceSpec, SystemRecord
-from tracker.tree import SourceTree
+from tracker.sources.tree import SourceTree
 
 __all__ = [
     "SNIFF_LIMIT",

@@ -24,7 +24,7 @@ from tracker.readers.serving import (
     sniff_json,
 )
 from tracker.records import ParsedResult, SourceSpec
-from tracker.tree import SourceTree
+from tracker.sources.tree import SourceTree
 
 __all__ = ["VLLMBenchReader", "is_vllm_like"]
 

@@ -1,7 +1,7 @@
 """The static report: page contexts, formatting filters and rendering.
 
 :func:`render_site` turns a :class:`ReportInput` (records and analysis results,
-gathered by :mod:`tracker.publish`) into the site: HTML pages, assets,
+gathered by :mod:`tracker.report.publish`) into the site: HTML pages, assets,
 ``report.json`` and CSV files, written page by page (:mod:`tracker.report.site`).
 """
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
 
-from tracker.analyze_inputs import SeriesInfo
+from tracker.analyze.samples import SeriesInfo
 from tracker.records import FindingRecord, StoredFinding
 
 __all__ = [

@@ -1,6 +1,6 @@
 """What the report is built from: plain records and analysis results, never the database.
 
-:func:`tracker.publish.gather_report_input` fills a :class:`ReportInput` from the
+:func:`tracker.report.publish.gather_report_input` fills a :class:`ReportInput` from the
 store (and an analysis run); tests build one by hand. Only ``points`` and
 ``versions`` are required: a report of results with no analysis has no
 comparisons, findings, scaling or serving content, and says so.
@@ -20,8 +20,8 @@ from typing import Literal
 
 from tracker.analysis import ChangePointResult, ComparisonRun, ScalingFinding, ScalingGroup
 from tracker.analysis import SeriesSamples as SeriesSamples
-from tracker.analyze_inputs import SeriesInfo
-from tracker.analyze_sweeps import SweepTarget
+from tracker.analyze.samples import SeriesInfo
+from tracker.analyze.sweeps import SweepTarget
 from tracker.records import FindingRecord, SeriesPoint, StoredFinding, SweepSample, VersionInfo
 
 __all__ = ["PairRun", "PointOrder", "ReportInput", "SystemInfo", "point_groups"]

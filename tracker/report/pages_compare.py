@@ -2,7 +2,7 @@
 
 Each software gets a comparison for every consecutive pair of its versions and
 one for its newest version against its first (the baseline), built by
-:mod:`tracker.publish` with the gate's engine: every series with both versions,
+:mod:`tracker.report.publish` with the gate's engine: every series with both versions,
 its Δ%, CI, p and q (one Benjamini–Hochberg family per pair) and its verdict.
 The pages list every series whose verdict is not "no change" (regressions,
 suspects, improvements, inconclusive), worst first,
@@ -19,7 +19,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from tracker.analysis import Comparison, Verdict
-from tracker.analyze_inputs import SeriesInfo
+from tracker.analyze.samples import SeriesInfo
 from tracker.report.common import SystemNames, benchmark_href, compare_href, page_href
 from tracker.report.inputs import PairRun
 from tracker.report.paging import PAGE_ROWS, Pager, paginate

@@ -1,0 +1,141 @@
+"""``collect_samples`` keeps each value once, yet gives what a plain pass gives.
+
+The reference below is the plain pass: every sample appended to its series, to
+its software-stack group's list for its stack (per version), and to its scaling
+group as a point. The collector must give the same series, the same stack
+groups (values in arrival order, groups in the order they were found: the
+analysis draws its bootstrap samples in that order) and the same scaling groups,
+on random samples that mix stacks within a series and a version, stackless
+samples, groups of several series, missing counts and invalid samples.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import defaultdict
+from typing import Any
+
+import pytest
+
+from tracker.analysis import ScalingGroup, ScalingPoint, scaling_groups, scaling_key
+from tracker.analyze.collect import collect_samples
+from tracker.analyze.samples import framework, series_key
+from tracker.records import AnalysisSample
+
+STACKS = (None, "", "rt 1.0; drv 1", "rt 1.0; drv 2", "rt 1.1; drv 1", "other")
+
+
+def _samples(seed: int, count: int = 3000) -> list[AnalysisSample]:
+    rng = random.Random(seed)
+    systems = {}
+    for n in range(12):  # a system's fields are one row's: constant per system key
+        systems[n] = (
+            f"sub{n % 3}/node{n}",
+            f"node{n}",
+            f"sub{n % 3}",
+            "closed" if n % 4 else None,
+            ("acc-a", "acc-b")[n // 3 % 2],  # node n and node n + 6: one submitter and model
+            rng.choice((1, None)),
+            (1, 2, 8, None, 0)[n % 5],
+            rng.choice(("cpu", None)),
+        )
+    out = []
+    for _ in range(count):
+        system = systems[rng.randrange(len(systems))]
+        metric, higher = rng.choice(
+            (("tokens_per_s", True), ("latency_ms", False), ("tokens_per_s_per_accelerator", True))
+        )
+        value = rng.choice((100.0, 110.0, 95.0, 0.0, -1.0)) * (1 + rng.random() / 10)
+        out.append(
+            AnalysisSample(
+                "sw",
+                f"1.{rng.randrange(6)}",
+                *system,
+                rng.choice(("b1", "b2")),
+                "Offline",
+                rng.choice(("", "", "c8")),
+                metric,
+                "u",
+                higher,
+                value * (system[6] or 1),
+                rng.random() > 0.05,
+                rng.choice(STACKS),
+                rng.choice((None, None, None, "sweep-1")),
+            )
+        )
+    return out
+
+
+def _reference(samples: list[AnalysisSample]) -> dict[str, Any]:
+    """The plain pass: every sample kept in every structure it belongs to."""
+    values: dict[str, dict[str, dict[str, list[float]]]] = {}
+    stacks: dict[tuple[Any, ...], dict[str, list[float]]] = {}
+    points: dict[str, list[ScalingPoint]] = defaultdict(list)
+    firsts: dict[str, AnalysisSample] = {}
+    for s in (s for s in samples if s.is_valid):
+        key = series_key(s.software, s.system_key, s.benchmark, s.scenario, s.workload, s.metric)
+        first = firsts.setdefault(key, s)  # a series' count and kind are its first sample's
+        by_version = values.setdefault(s.software, {}).setdefault(key, {})
+        by_version.setdefault(s.version, []).append(s.value)
+        count = first.accelerators_total
+        if count is None:
+            continue
+        platform = (s.software, s.submitter, s.division, s.accelerator, count, s.nodes, s.host_cpu)
+        labels = (s.benchmark, s.scenario, s.workload, s.metric, s.unit, s.higher_is_better)
+        if s.software_stack:
+            by_stack = stacks.setdefault((platform, s.version, labels), {})
+            by_stack.setdefault(s.software_stack, []).append(s.value)
+        scales = first.sweep_key is None and "per_accelerator" not in s.metric
+        if scales:
+            group = scaling_key(
+                submitter=s.submitter,
+                accelerator=s.accelerator,
+                benchmark=s.benchmark,
+                scenario=s.scenario,
+                metric=s.metric,
+                software_stack=framework(s.software_stack),
+                division=s.division,
+                workload=s.workload,
+            )
+            points[s.software].append(
+                ScalingPoint(group, s.version, count, s.value, s.higher_is_better, s.system_key)
+            )
+    return {
+        "values": values,
+        "stacks": [(k, list(v.items())) for k, v in stacks.items() if len(v) > 1],
+        "scaling": {sw: _groups(found) for sw, found in sorted(points.items())},
+    }
+
+
+def _groups(points: list[ScalingPoint]) -> tuple[ScalingGroup, ...]:
+    """Scaling groups of points, counting a count only where the plain pass saw it."""
+    by_version: dict[tuple[Any, ...], list[ScalingPoint]] = defaultdict(list)
+    for p in points:
+        by_version[(p.key, p.version, p.higher_is_better)].append(p)
+    kept = [
+        p
+        for found in by_version.values()
+        if len({p.accelerators for p in found}) > 1  # as the pass: raw counts, then usable
+        for p in found
+    ]
+    return scaling_groups(kept)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_collect_samples_matches_the_plain_pass(seed: int) -> None:
+    samples = _samples(seed)
+    expected = _reference(samples)
+    found = collect_samples(samples)
+    assert found.samples == len(samples)
+    assert found.invalid == sum(not s.is_valid for s in samples)
+    values = {
+        sw: {key: dict(by_version) for key, by_version in by_key.items()}
+        for sw, by_key in found.values.items()
+    }
+    assert values == expected["values"]
+    assert [(k, list(v.items())) for k, v in found.stacks.items()] == expected["stacks"]
+    assert {sw: groups for sw, groups in found.scaling.items() if groups} == {
+        sw: groups for sw, groups in expected["scaling"].items() if groups
+    }
+    assert sum(len(v) > 1 for v in found.stacks.values()) > 0  # the case is exercised
+    assert any(found.scaling.values())

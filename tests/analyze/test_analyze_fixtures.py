@@ -1,0 +1,201 @@
+"""Scaling groups and software gains found on the real MLPerf rounds (shared/data).
+
+The three rounds are ingested once per module and backend, then analysed. The
+expected figures are computed here from the primary metrics as the logs give
+them (the official table agrees): efficiency ``E = (T(N)/N) / (T(N0)/N0)``,
+gain = new / old for throughput.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from tests.conftest import POSTGRES_URL_VARIABLE, _postgres_schema_url
+from tracker.analyze.run import AnalysisOutcome, run_analysis
+from tracker.cli import cli
+from tracker.store.facade import Store
+
+ROUNDS = ("v4.1", "v5.1", "v6.0")
+
+
+@pytest.fixture(scope="module", params=["sqlite", "postgres"])
+def outcome(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, shared_data: Path
+) -> Iterator[AnalysisOutcome]:
+    work = tmp_path_factory.mktemp("analysed-rounds")
+    if request.param == "sqlite":
+        urls: Iterator[str] = iter([f"sqlite:///{work / 'tracker.db'}"])
+    else:
+        base = os.environ.get(POSTGRES_URL_VARIABLE)
+        if not base:
+            pytest.skip(f"{POSTGRES_URL_VARIABLE} is not set")
+        urls = _postgres_schema_url(base)
+    url = next(urls)
+    folders = [str(shared_data / "mlperf-inference" / r) for r in ROUNDS]
+    env = {"TRACKER_CACHE_DIR": str(work / "cache")}
+    result = CliRunner().invoke(cli, ["--database-url", url, "ingest", *folders], env=env)
+    assert result.exit_code == 0, result.output
+    result = CliRunner().invoke(cli, ["--database-url", url, "analyze"], env=env)
+    assert result.exit_code == 0, result.output
+    with Store.open(url) as store:
+        yield run_analysis(store, save=False)
+    next(urls, None)
+
+
+def efficiencies(outcome: AnalysisOutcome, submitter: str, accelerator: str, version: str) -> dict:
+    return {
+        (g.key.benchmark, g.key.scenario): [(p.accelerators, p.efficiency) for p in g.points]
+        for g in outcome.groups()
+        if (g.key.submitter, g.key.accelerator, g.version) == (submitter, accelerator, version)
+    }
+
+
+def per_accelerator(value: float, n: int, base: float, n0: int) -> float:
+    return (value / n) / (base / n0)
+
+
+def test_v41_nvidia_h200_x1_and_x8(outcome: AnalysisOutcome) -> None:
+    found = efficiencies(outcome, "NVIDIA", "NVIDIA H200-SXM-141GB", "v4.1")
+    # gptj-99 tokens/s: Offline x1 2579.51, x8 20086.1; Server x1 2405.86, x8 19243.3
+    assert found[("gptj-99", "Offline")] == [
+        (1, 1.0),
+        (8, pytest.approx(per_accelerator(20086.1, 8, 2579.51, 1))),  # 0.97335
+    ]
+    assert found[("gptj-99", "Server")] == [
+        (1, 1.0),
+        (8, pytest.approx(per_accelerator(19243.3, 8, 2405.86, 1))),  # 0.99981
+    ]
+    assert round(found[("gptj-99", "Offline")][1][1], 4) == 0.9733
+    assert set(found) == {(b, s) for b in ("gptj-99", "gptj-99.9") for s in ("Offline", "Server")}
+
+
+def test_v51_university_of_florida_b200_x1_and_x8(outcome: AnalysisOutcome) -> None:
+    found = efficiencies(outcome, "University-of-Florida", "NVIDIA B200-SXM-180GB", "v5.1")
+    # stable-diffusion-xl: Offline x1 3.99057, x8 31.935 samples/s; Server 3.47838, 28.4643
+    assert found == {
+        ("stable-diffusion-xl", "Offline"): [
+            (1, 1.0),
+            (8, pytest.approx(per_accelerator(31.935, 8, 3.99057, 1))),  # 1.00033
+        ],
+        ("stable-diffusion-xl", "Server"): [
+            (1, 1.0),
+            (8, pytest.approx(per_accelerator(28.4643, 8, 3.47838, 1))),  # 1.02290
+        ],
+    }
+
+
+def test_v60_nvidia_gb300_one_rack_and_four_racks(outcome: AnalysisOutcome) -> None:
+    found = efficiencies(outcome, "NVIDIA", "NVIDIA GB300", "v6.0")
+    # deepseek-r1 tokens/s: Offline x72 647076, x288 2494310; Server x72 400437, x288 1555110.
+    # The two racks' system descriptions name different drivers; the framework is the same.
+    assert found == {
+        ("deepseek-r1", "Offline"): [
+            (72, 1.0),
+            (288, pytest.approx(per_accelerator(2494310.0, 288, 647076.0, 72))),  # 0.96369
+        ],
+        ("deepseek-r1", "Server"): [
+            (72, 1.0),
+            (288, pytest.approx(per_accelerator(1555110.0, 288, 400437.0, 72))),  # 0.97088
+        ],
+    }
+    assert all(e >= 0.90 for points in found.values() for _n, e in points)
+
+
+def test_v51_nvidia_gb200_x4_and_x72_share_no_benchmark_so_form_no_group(
+    outcome: AnalysisOutcome,
+) -> None:
+    # The issue lists this pair as a group; in the fixtures x4 ran llama2-70b only and
+    # x72 deepseek-r1 and llama3.1-405b only: nothing to compare them on.
+    assert efficiencies(outcome, "NVIDIA", "NVIDIA GB200", "v5.1") == {}
+    x4, x72 = (
+        {
+            outcome.infos[s.key].benchmark
+            for s in outcome.series
+            if outcome.infos[s.key].system == f"NVIDIA/GB200-NVL72_GB200-186GB_aarch64x{n}_TRT"
+            and "v5.1" in s.versions
+        }
+        for n in (4, 72)
+    )
+    assert x4 == {"llama2-70b-99", "llama2-70b-99.9"}
+    assert x72 == {"deepseek-r1", "llama3.1-405b"}
+
+
+def test_the_scaling_floor_flags_one_hpe_result(outcome: AnalysisOutcome) -> None:
+    issues = [f for found in outcome.scaling_issues.values() for f in found]
+    assert [(f.key.submitter, f.key.benchmark, f.key.scenario, f.issue.value) for f in issues] == [
+        ("HPE", "mixtral-8x7b", "Server", "efficiency_below_floor")
+    ]
+    assert issues[0].efficiency == pytest.approx(per_accelerator(13846.09, 4, 7742.84, 2))
+
+
+GB200 = "NVIDIA/GB200-NVL72_GB200-186GB_aarch64x72_TRT"
+GB300 = "NVIDIA/GB300-NVL72_GB300-288GB_aarch64x72_TRT"
+# (system, benchmark, scenario): tokens/s in v5.1 and v6.0
+ACROSS_ROUNDS = {
+    (GB200, "deepseek-r1", "Offline"): (289712.0, 486141.0),
+    (GB200, "deepseek-r1", "Server"): (167578.0, 336106.0),
+    (GB200, "llama3.1-405b", "Interactive"): (9921.02, 14010.1),
+    (GB200, "llama3.1-405b", "Offline"): (14774.3, 15461.5),
+    (GB200, "llama3.1-405b", "Server"): (11614.3, 14133.9),
+    (GB300, "deepseek-r1", "Offline"): (420659.0, 647076.0),
+    (GB300, "deepseek-r1", "Server"): (209328.0, 400437.0),
+    (GB300, "llama3.1-405b", "Offline"): (16104.1, 19511.7),
+    (GB300, "llama3.1-405b", "Server"): (12248.4, 18627.6),
+}
+
+
+def test_gb200_and_gb300_racks_gain_from_v51_to_v60(outcome: AnalysisOutcome) -> None:
+    gains = {
+        tuple(g.key.split("|")[1:4]): g
+        for g in outcome.gains
+        if g.system in (GB200, GB300) and (g.baseline, g.candidate) == ("v5.1", "v6.0")
+    }
+    assert set(gains) == set(ACROSS_ROUNDS)
+    for key, (old, new) in ACROSS_ROUNDS.items():
+        assert gains[key].gain == pytest.approx(new / old), key
+    assert round(gains[(GB300, "deepseek-r1", "Offline")].gain, 2) == 1.54  # "up to 1.6x"
+    by_system = {(s.group, s.baseline, s.candidate): s for s in outcome.gains_by_system}
+    for system in (GB200, GB300):
+        ratios = [new / old for (sys, *_), (old, new) in ACROSS_ROUNDS.items() if sys == system]
+        summary = by_system[(system, "v5.1", "v6.0")]
+        assert summary.count == len(ratios)
+        expected = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
+        assert summary.geometric_mean == pytest.approx(expected)  # GB200 1.433, GB300 1.526
+
+
+HPE = "HPE closed NVIDIA RTX PRO 6000 Blackwell Server Edition"
+# (accelerators, benchmark, scenario): tokens/s under TensorRT 10.11 and 10.14 (v6.0)
+STACKS = {
+    (2, "llama2-70b-99", "Offline"): (6862.3, 6901.9),
+    (2, "llama2-70b-99", "Server"): (6662.33, 6952.97),
+    (2, "llama3.1-8b", "Interactive"): (10459.6, 10589.3),
+    (2, "llama3.1-8b", "Offline"): (12433.3, 12495.2),
+    (2, "llama3.1-8b", "Server"): (11898.8, 11899.7),
+    (4, "llama3.1-8b", "Interactive"): (19991.1, 20118.9),
+    (4, "llama3.1-8b", "Offline"): (23265.7, 23556.7),
+    (4, "llama3.1-8b", "Server"): (22916.3, 23227.2),
+}
+
+
+def test_hpe_dl385_under_tensorrt_10_11_and_10_14_within_v60(outcome: AnalysisOutcome) -> None:
+    gains = {}
+    for g in outcome.gains:
+        if g.system.startswith(HPE):
+            assert g.baseline.startswith("TensorRT 10.11.0.33")
+            assert g.candidate.startswith("TensorRT 10.14.1.48")
+            count = int(g.system.split(" x", 1)[1].split(" ", 1)[0])
+            _sw, version, _platform, benchmark, scenario, *_ = g.key.split("|")
+            assert version == "v6.0"
+            gains[(count, benchmark, scenario)] = g.gain
+    assert gains == {key: pytest.approx(new / old) for key, (old, new) in STACKS.items()}
+    (x2,) = [s for s in outcome.gains_by_system if s.group.startswith(f"{HPE} x2")]
+    assert x2.count == 5 and x2.geometric_mean == pytest.approx(1.01325, abs=1e-5)
+    # no other configurations of one round differ only in their software
+    assert len(outcome.stack_series) == len(STACKS)
+    assert all(s.system.startswith(HPE) for s in outcome.stack_series)

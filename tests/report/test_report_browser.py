@@ -1,0 +1,198 @@
+"""The report in a real browser: Playwright for Python driving Debian's headless Chromium.
+
+The site is built once per module (real MLPerf rounds, an AIPerf sweep under two
+versions, the demo's seeded history and a system with a hostile name; analysed,
+findings stored) and every page is opened from ``file://``: no console error, no
+failed request, no dialog, every chart container holds a drawn plotly chart, and
+every relative link resolves to a file of the site.
+
+Chromium comes from the ``chromium`` Debian package (``.ci/run`` installs it);
+Playwright never downloads a browser here. Without ``/usr/bin/chromium`` the
+tests skip, except in CI (``CI`` set), where they fail.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+import pytest
+
+from tests.support.report_site import HOSTILE, build_report_site
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+def _require_chromium() -> None:
+    if CHROMIUM.exists():
+        return
+    message = f"{CHROMIUM} is missing: apt-get install chromium (.ci/run does)"
+    if os.environ.get("CI"):
+        pytest.fail(message)
+    pytest.skip(message)
+
+
+@pytest.fixture(scope="module")
+def site(shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_report_site(shared_data, tmp_path_factory.mktemp("browser"))
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """One browser context for every page: its cache keeps plotly.js compiled between pages."""
+    _require_chromium()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(
+            executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
+        )
+        context = launched.new_context(viewport={"width": 1300, "height": 900})
+        try:
+            yield context
+        finally:
+            context.close()
+            launched.close()
+
+
+def _pages(site: Path) -> list[Path]:
+    return sorted(site.rglob("*.html"))
+
+
+class _Links(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.targets: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        for name, value in attrs:
+            if value is not None and (tag, name) in {
+                ("a", "href"),
+                ("link", "href"),
+                ("script", "src"),
+            }:
+                self.targets.append(value)
+
+
+class _Tab:
+    """One browser tab reused for every page (V8 keeps plotly.js compiled), with its events."""
+
+    def __init__(self, page: Any) -> None:
+        self.page = page
+        self.errors: list[str] = []
+        self.failed: list[str] = []
+        self.dialogs: list[str] = []
+        page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e: self.errors.append(str(e)))
+        page.on("requestfailed", lambda r: self.failed.append(r.url))
+        page.on("response", lambda r: self.failed.append(r.url) if r.status >= 400 else None)
+        page.on("dialog", self._on_dialog)
+
+    def _on_dialog(self, dialog: Any) -> None:
+        self.dialogs.append(dialog.message)
+        dialog.dismiss()
+
+    def reset(self) -> None:
+        self.errors, self.failed, self.dialogs = [], [], []
+
+
+def _visit(tab: _Tab, page_path: Path) -> dict[str, Any]:
+    tab.reset()
+    page = tab.page
+    page.goto(page_path.as_uri(), wait_until="load")
+    charts = page.eval_on_selector_all(
+        ".chart",
+        """els => els.map(el => ({
+            id: el.id,
+            drawn: !!el.querySelector('svg.main-svg') && !!el._fullLayout,
+            traces: (el.data || []).length,
+        }))""",
+    )
+    text = page.inner_text("body")
+    return {
+        "errors": tab.errors,
+        "failed": tab.failed,
+        "dialogs": tab.dialogs,
+        "charts": charts,
+        "text": text,
+    }
+
+
+@pytest.fixture(scope="module")
+def visits(site: Path, browser: Any) -> dict[str, dict[str, Any]]:
+    tab = _Tab(browser.new_page())
+    visits = {}
+    for path in _pages(site):
+        visits[str(path.relative_to(site))] = _visit(tab, path)
+    tab.page.close()
+    return visits
+
+
+def test_the_site_has_every_kind_of_page(site: Path) -> None:
+    names = {str(p.relative_to(site)) for p in _pages(site)}
+    for name in ("index.html", "findings.html", "scaling.html", "serving.html"):
+        assert name in names
+    for folder in ("benchmark", "system", "compare"):
+        assert any(n.startswith(folder + "/") for n in names), folder
+    for name in ("report.json", "results.csv", "findings.csv", "static/plotly.min.js"):
+        assert (site / name).is_file(), name
+
+
+def test_every_page_loads_without_console_errors_or_failed_requests(
+    visits: dict[str, dict[str, Any]],
+) -> None:
+    problems = {
+        name: (v["errors"], v["failed"]) for name, v in visits.items() if v["errors"] or v["failed"]
+    }
+    assert not problems
+    assert len(visits) > 20
+
+
+def test_every_chart_container_holds_a_drawn_chart(visits: dict[str, dict[str, Any]]) -> None:
+    charts = [(name, c) for name, v in visits.items() for c in v["charts"]]
+    assert len(charts) > 30
+    undrawn = [(name, c["id"]) for name, c in charts if not c["drawn"] or not c["traces"]]
+    assert not undrawn
+    for name in ("index.html", "scaling.html", "serving.html"):
+        assert visits[name]["charts"], name
+
+
+def test_every_relative_link_resolves(site: Path) -> None:
+    broken = []
+    checked = 0
+    for page in _pages(site):
+        parser = _Links()
+        parser.feed(page.read_text(encoding="utf-8"))
+        for target in parser.targets:
+            parts = urlsplit(target)
+            assert not parts.scheme and not parts.netloc, f"{page}: absolute link {target}"
+            if not parts.path:
+                continue
+            checked += 1
+            if not (page.parent / unquote(parts.path)).resolve().is_file():
+                broken.append((str(page.relative_to(site)), target))
+    assert not broken
+    assert checked > 500
+
+
+def test_a_hostile_system_name_shows_as_text_and_opens_no_dialog(
+    site: Path, visits: dict[str, dict[str, Any]]
+) -> None:
+    assert not [name for name, v in visits.items() if v["dialogs"]]
+    shown = [name for name, v in visits.items() if HOSTILE in v["text"]]
+    assert "index.html" in shown
+    assert any(name.startswith("system/") for name in shown)
+    assert any(name.startswith("benchmark/") for name in shown)

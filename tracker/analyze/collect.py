@@ -1,0 +1,304 @@
+"""One pass over the stored samples → a :class:`~tracker.analyze.samples.SampleSet`.
+
+:func:`collect_samples` reads each sample once and keeps its value once, in its
+series' list for its version. What the software-stack groups and the scaling
+groups need is derived from those lists at the end, so that a million samples
+do not cost a million extra objects. Per series and version the pass notes
+only which software stack the samples had (an id in a small array) while they
+all had the same one; the rare versions whose samples differ in stack keep
+their (stack, value) pairs in arrival order. A software-stack group (one
+platform and benchmark) with one series, the common case, is then read from its
+series; a group of several series keeps its values per stack as they arrive,
+from the moment its second series appears, so that every group's values and
+the order the groups are found in are those of a plain pass in sample order.
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from tracker.analysis import ScalingGroup, ScalingKey, ScalingPoint, scaling_groups, scaling_key
+from tracker.analyze.samples import (
+    Platform,
+    SampleLabels,
+    SampleSet,
+    SeriesInfo,
+    framework,
+    series_key,
+)
+from tracker.records import AnalysisSample
+
+__all__ = ["collect_samples"]
+
+_NO_SAMPLE = -1
+"""``stack_at``: no sample at that version yet."""
+_MIXED = -2
+"""``stack_at``: the samples at that version differ in stack (see ``mixed``)."""
+_NO_STACK = 0
+"""The stack id of samples without a software stack."""
+
+
+_Labels = tuple[str, str, str, str, str, str]
+"""A series' labels: software, system key, benchmark, scenario, workload, metric."""
+
+
+@dataclass(slots=True, eq=False)
+class _Series:
+    """What every sample of one series shares, and what its samples' stacks were.
+
+    ``stack_at`` and ``first_stacked`` are indexed by the collector's version
+    index: the stack id every sample at that version had (or a marker), and the
+    arrival number of the first sample with a stack there (``-1``: none).
+    """
+
+    by_version: defaultdict[str, list[float]]
+    count: int | None
+    stack_group: int
+    scales: bool
+    system_key: str
+    scaling_groups: dict[str | None, int] = field(default_factory=dict)
+    stack_at: array[int] = field(default_factory=lambda: array("i"))
+    first_stacked: array[int] = field(default_factory=lambda: array("q"))
+    mixed: dict[str, list[tuple[str | None, float]]] = field(default_factory=dict)
+    shared: bool = False
+    """Whether its software-stack group has several series (values kept per stack)."""
+
+
+def _is_scaling_input(sample: AnalysisSample) -> bool:
+    return (
+        sample.accelerators_total is not None
+        and sample.sweep_key is None
+        and "per_accelerator" not in sample.metric
+    )
+
+
+class _Collector:
+    """One pass over the samples; keys are built once per series, group or stack."""
+
+    def __init__(self) -> None:
+        self.out = SampleSet()
+        self.series: dict[_Labels, _Series] = {}
+        self.stack_groups: dict[tuple[Platform, SampleLabels], int] = {}
+        self.first_member: dict[int, _Series] = {}
+        self.stacks: dict[tuple[int, str], dict[str, list[float]]] = {}
+        """Values per stack of the groups with several series, by (group, version)."""
+        self.stack_order: dict[tuple[int, str], int] = {}
+        self.scaling_groups: dict[tuple[str, ScalingKey, bool], int] = {}
+        self.version_index: dict[str, int] = {}
+        self.stack_ids: dict[str | None, int] = {None: _NO_STACK}
+        self.stack_names: list[str | None] = [None]
+        self.arrived = 0
+
+    def _new(self, labels: _Labels, sample: AnalysisSample) -> _Series:
+        key = series_key(*labels)
+        self.out.infos[key] = SeriesInfo(*labels, sample.unit, sample.higher_is_better)
+        by_version: defaultdict[str, list[float]] = defaultdict(list)
+        self.out.values.setdefault(sample.software, {})[key] = by_version
+        count = sample.accelerators_total
+        platform: Platform = (
+            sample.software,
+            sample.submitter,
+            sample.division,
+            sample.accelerator,
+            count or 0,
+            sample.nodes,
+            sample.host_cpu,
+        )
+        tail: SampleLabels = (
+            sample.benchmark,
+            sample.scenario,
+            sample.workload,
+            sample.metric,
+            sample.unit,
+            sample.higher_is_better,
+        )
+        group = self.stack_groups.setdefault((platform, tail), len(self.stack_groups))
+        entry = _Series(by_version, count, group, _is_scaling_input(sample), sample.system_key)
+        self.series[labels] = entry
+        if count is not None:
+            first = self.first_member.setdefault(group, entry)
+            if first is not entry:
+                if not first.shared:
+                    self._share(first)
+                entry.shared = True
+        return entry
+
+    def add(self, sample: AnalysisSample) -> None:
+        labels: _Labels = (
+            sample.software,
+            sample.system_key,
+            sample.benchmark,
+            sample.scenario,
+            sample.workload,
+            sample.metric,
+        )
+        entry = self.series.get(labels) or self._new(labels, sample)
+        values = entry.by_version[sample.version]
+        if entry.count is not None:
+            self._note_stack(entry, sample, values)
+        values.append(sample.value)
+
+    def _note_stack(self, entry: _Series, sample: AnalysisSample, values: list[float]) -> None:
+        """Note the sample's stack (``values``: the series' earlier values at its version)."""
+        self.arrived += 1
+        version, stack, value = sample.version, sample.software_stack or None, sample.value
+        at = self.version_index.setdefault(version, len(self.version_index))
+        if len(entry.stack_at) <= at:
+            missing = len(self.version_index) - len(entry.stack_at)
+            entry.stack_at.extend([_NO_SAMPLE] * missing)
+            entry.first_stacked.extend([-1] * missing)
+        number = self.stack_ids.get(stack)
+        if number is None:
+            number = self.stack_ids[stack] = len(self.stack_names)
+            self.stack_names.append(stack)
+        if stack is not None and entry.first_stacked[at] < 0:
+            entry.first_stacked[at] = self.arrived
+        state = entry.stack_at[at]
+        if state == _NO_SAMPLE:
+            entry.stack_at[at] = number
+        elif state == _MIXED:
+            entry.mixed[version].append((stack, value))
+        elif state != number:
+            before = self.stack_names[state]
+            entry.mixed[version] = [*((before, v) for v in values), (stack, value)]
+            entry.stack_at[at] = _MIXED
+        if entry.shared and stack is not None:
+            where = (entry.stack_group, version)
+            by_stack = self.stacks.get(where)
+            if by_stack is None:
+                by_stack = self.stacks[where] = {}
+                self.stack_order[where] = self.arrived
+            by_stack.setdefault(stack, []).append(value)
+        if entry.scales and stack not in entry.scaling_groups:
+            self._scaling_group(entry, sample, stack)
+
+    def _by_stack(self, entry: _Series, version: str) -> dict[str, list[float]]:
+        """The values of one series at ``version`` per stack, in arrival order."""
+        state = entry.stack_at[self.version_index[version]]
+        if state != _MIXED:
+            stack = self.stack_names[state]
+            return {stack: list(entry.by_version[version])} if stack is not None else {}
+        out: dict[str, list[float]] = {}
+        for stack, value in entry.mixed[version]:
+            if stack is not None:
+                out.setdefault(stack, []).append(value)
+        return out
+
+    def _share(self, first: _Series) -> None:
+        """A second series joins ``first``'s group: keep the group's values per stack from now."""
+        first.shared = True
+        versions = list(self.version_index)
+        for at, arrived in enumerate(first.first_stacked):
+            if arrived >= 0:
+                where = (first.stack_group, versions[at])
+                self.stacks[where] = self._by_stack(first, versions[at])
+                self.stack_order[where] = arrived
+
+    def _scaling_group(self, entry: _Series, sample: AnalysisSample, stack: str | None) -> None:
+        key = scaling_key(
+            submitter=sample.submitter,
+            accelerator=sample.accelerator,
+            benchmark=sample.benchmark,
+            scenario=sample.scenario,
+            metric=sample.metric,
+            software_stack=framework(stack),
+            division=sample.division,
+            workload=sample.workload,
+        )
+        found = (sample.software, key, sample.higher_is_better)
+        group = self.scaling_groups.setdefault(found, len(self.scaling_groups))
+        entry.scaling_groups[stack] = group
+
+    def finish(self) -> SampleSet:
+        self._finish_stacks()
+        self._finish_scaling()
+        return self.out
+
+    def _finish_stacks(self) -> None:
+        """The groups with two stacks or more at a version, in the order they were found."""
+        found: list[tuple[int, int, str, dict[str, list[float]]]] = [
+            (self.stack_order[(group, version)], group, version, by_stack)
+            for (group, version), by_stack in self.stacks.items()
+            if len(by_stack) > 1
+        ]
+        for entry in self.first_member.values():
+            if entry.shared:
+                continue
+            for version in entry.mixed:
+                by_stack = self._by_stack(entry, version)
+                if len(by_stack) > 1:
+                    arrived = entry.first_stacked[self.version_index[version]]
+                    found.append((arrived, entry.stack_group, version, by_stack))
+        platforms = {number: labels for labels, number in self.stack_groups.items()}
+        for _arrived, group, version, by_stack in sorted(found, key=lambda f: f[0]):
+            platform, labels = platforms[group]
+            self.out.stacks[(platform, version, labels)] = by_stack
+
+    def _finish_scaling(self) -> None:
+        """Scaling groups: per key and version, the samples of its series at ≥ 2 counts."""
+        members: defaultdict[int, list[_Series]] = defaultdict(list)
+        for entry in self.series.values():
+            if entry.scales and entry.count is not None:
+                for number in dict.fromkeys(entry.scaling_groups.values()):
+                    members[number].append(entry)
+        by_key: defaultdict[tuple[str, ScalingKey], list[tuple[int, bool]]] = defaultdict(list)
+        for (software, key, higher), number in self.scaling_groups.items():
+            by_key[(software, key)].append((number, higher))
+        found: defaultdict[str, list[ScalingGroup]] = defaultdict(list)
+        for (software, key), numbers in by_key.items():
+            points: defaultdict[str, list[ScalingPoint]] = defaultdict(list)
+            for number, higher in numbers:
+                if len({m.count for m in members[number]}) < 2:
+                    continue  # one accelerator count: no group
+                for version, by_count in self._scaling_values(number, members[number]).items():
+                    if len(by_count) > 1:
+                        points[version] += (
+                            ScalingPoint(key, version, count, value, higher, label)
+                            for count, values in by_count.items()
+                            for value, label in values
+                        )
+            for version_points in points.values():
+                found[software] += scaling_groups(version_points)
+        self.out.scaling = {
+            software: tuple(sorted(groups, key=lambda g: (g.key, g.version)))
+            for software, groups in sorted(found.items())
+        }
+
+    def _scaling_values(
+        self, number: int, members: list[_Series]
+    ) -> dict[str, dict[int, list[tuple[float, str]]]]:
+        """The samples of scaling group ``number``: version → count → (value, system)."""
+        out: dict[str, dict[int, list[tuple[float, str]]]] = {}
+        for entry in members:
+            assert entry.count is not None
+            for version, values in entry.by_version.items():
+                state = entry.stack_at[self.version_index[version]]
+                if state == _MIXED:
+                    chosen = [
+                        v for s, v in entry.mixed[version] if entry.scaling_groups[s] == number
+                    ]
+                elif entry.scaling_groups[self.stack_names[state]] == number:
+                    chosen = values
+                else:
+                    continue
+                if not chosen:
+                    continue
+                by_count = out.setdefault(version, {})
+                by_count.setdefault(entry.count, []).extend((v, entry.system_key) for v in chosen)
+        return out
+
+
+def collect_samples(samples: Iterable[AnalysisSample]) -> SampleSet:
+    """Group every valid sample into series, software-stack groups and scaling groups."""
+    collector = _Collector()
+    out = collector.out
+    for sample in samples:
+        out.samples += 1
+        if sample.is_valid:
+            collector.add(sample)
+        else:
+            out.invalid += 1
+    return collector.finish()

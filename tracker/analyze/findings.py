@@ -1,0 +1,286 @@
+"""Analysis results as findings to store: kinds, fingerprints and evidence.
+
+=====================  ============================================  ==========================
+kind                   made from                                     fingerprint (sha256 of)
+=====================  ============================================  ==========================
+``regression``         a comparison verdict REGRESSION               "comparison", "worse",
+``suspect``            SUSPECT (worse past the floor, unconfirmed)   series key, baseline,
+                                                                     candidate
+``improvement``        IMPROVEMENT (a significant software gain)     … "better", …
+``change_point``       a change point of a series' history           "change_point", key,
+                                                                     version before, after
+``scaling_efficiency`` efficiency below the floor, or a drop of it   "scaling", issue, key,
+                       against the previous version                  N0, N, versions
+``sla_miss``           no sweep of a curve's version meets the       "sla_miss", key, version
+                       interactivity target
+=====================  ============================================  ==========================
+
+A fingerprint hashes what a finding is *about*, never its numbers, so the same
+finding found again keeps its triage state. REGRESSION and SUSPECT share one
+(a suspect that later confirms is the same finding, and keeps its triage).
+Evidence is plain JSON: versions, Δ%, CI, p and q, method, family size, and
+whatever else the kind has; values that are not finite become ``null``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict
+from typing import Any
+
+from tracker.analysis import (
+    ChangePointResult,
+    Comparison,
+    ComparisonRun,
+    ScalingFinding,
+    ScalingGroup,
+    ScalingIssue,
+    Verdict,
+)
+from tracker.analyze.samples import AXIS_STACK, SeriesInfo
+from tracker.analyze.sweeps import SweepTarget
+from tracker.records import FindingRecord
+
+__all__ = [
+    "COMPARISON_KINDS",
+    "KIND_CHANGE_POINT",
+    "KIND_SCALING",
+    "KIND_SLA_MISS",
+    "change_point_findings",
+    "comparison_findings",
+    "fingerprint",
+    "scaling_findings_of",
+    "sla_findings",
+]
+
+KIND_CHANGE_POINT = "change_point"
+KIND_SCALING = "scaling_efficiency"
+KIND_SLA_MISS = "sla_miss"
+_REPORTED = {Verdict.REGRESSION, Verdict.SUSPECT, Verdict.IMPROVEMENT}
+COMPARISON_KINDS = frozenset(v.value for v in _REPORTED)
+
+
+def fingerprint(*parts: object) -> str:
+    """A stable hash of what a finding is about."""
+    return hashlib.sha256(json.dumps(parts, default=str).encode()).hexdigest()
+
+
+def _json(value: Any) -> Any:
+    """``value`` with every non-finite float replaced by ``None`` (JSON has no NaN)."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, Mapping):
+        return {str(k): _json(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_json(v) for v in value]
+    return value
+
+
+def _labels(info: SeriesInfo) -> dict[str, Any]:
+    return {
+        "software": info.software,
+        "system": info.system,
+        "benchmark": info.benchmark,
+        "scenario": info.scenario,
+        "workload": info.workload,
+        "metric": info.metric,
+        "unit": info.unit,
+        "higher_is_better": info.higher_is_better,
+        "axis": info.axis,
+        "version": info.version,
+    }
+
+
+def _comparison(c: Comparison, run: ComparisonRun, info: SeriesInfo) -> FindingRecord:
+    ev = c.evidence
+    side = "better" if c.verdict is Verdict.IMPROVEMENT else "worse"
+    ci = ev.ci_pct
+    evidence = {
+        **_labels(info),
+        "baseline": ev.baseline,
+        "candidate": ev.candidate,
+        "verdict": c.verdict.value,
+        "method": ev.method.value,
+        "delta_pct": ev.delta_pct,
+        "g": ev.g,
+        "ci_pct": list(ci) if ci else None,
+        "p_value": ev.p_value,
+        "q_value": c.q_value,
+        "family_size": run.family_size,
+        "family_method": run.family_method,
+        "q_level": run.q_level,
+        "floor": ev.floor,
+        "n_baseline": ev.n_baseline,
+        "n_candidate": ev.n_candidate,
+        "baseline_level": ev.baseline_level,
+        "candidate_level": ev.candidate_level,
+        "note": ev.note,
+    }
+    stack_axis = info.axis == AXIS_STACK
+    return FindingRecord(
+        fingerprint=fingerprint("comparison", side, ev.key, ev.baseline, ev.candidate),
+        kind=c.verdict.value,
+        series_key=ev.key,
+        method=ev.method.value,
+        software=info.software,
+        baseline_version=info.version if stack_axis else ev.baseline,
+        candidate_version=info.version if stack_axis else ev.candidate,
+        change_pct=_json(ev.delta_pct),
+        evidence=_json(evidence),
+    )
+
+
+def comparison_findings(run: ComparisonRun, infos: Mapping[str, SeriesInfo]) -> list[FindingRecord]:
+    """Regressions, suspects and improvements of a run (no-change and inconclusive are not)."""
+    return [_comparison(c, run, infos[c.key]) for c in run.comparisons if c.verdict in _REPORTED]
+
+
+def change_point_findings(
+    results: Iterable[ChangePointResult], infos: Mapping[str, SeriesInfo]
+) -> list[FindingRecord]:
+    """One finding per change point (report annotations; not part of the BH family)."""
+    out = []
+    for result in results:
+        info = infos[result.key]
+        for cp in result.change_points:
+            evidence = {
+                **_labels(info),
+                "baseline": cp.version_before,
+                "candidate": cp.version_after,
+                "direction": "worse" if cp.is_regression else "better",
+                "delta_pct": cp.delta_pct,
+                "g": cp.g,
+                "level_before": cp.level_before,
+                "level_after": cp.level_after,
+                "p_value": cp.p_value,
+                "n_points": result.n_points,
+                "spikes": list(result.spikes),
+            }
+            out.append(
+                FindingRecord(
+                    fingerprint=fingerprint(
+                        KIND_CHANGE_POINT, result.key, cp.version_before, cp.version_after
+                    ),
+                    kind=KIND_CHANGE_POINT,
+                    series_key=result.key,
+                    method="e_divisive_means",
+                    software=info.software,
+                    baseline_version=cp.version_before,
+                    candidate_version=cp.version_after,
+                    change_pct=_json(cp.delta_pct),
+                    evidence=_json(evidence),
+                )
+            )
+    return out
+
+
+def _scaling_key_text(software: str, finding: ScalingFinding) -> str:
+    k = finding.key
+    parts = (software, k.submitter, k.accelerator, k.benchmark, k.scenario, k.workload, k.metric)
+    tail = f"{k.division} {k.software_stack}".strip()
+    return "|".join((*parts, tail, f"x{finding.base_accelerators}->x{finding.accelerators}"))
+
+
+def _scaling_values(
+    groups: Mapping[tuple[Any, str], ScalingGroup], finding: ScalingFinding, version: str | None
+) -> dict[str, Any] | None:
+    group = groups.get((finding.key, version or ""))
+    if group is None:
+        return None
+    counts = {p.accelerators: p for p in group.points}
+    base, point = counts.get(finding.base_accelerators), counts.get(finding.accelerators)
+    if base is None or point is None:
+        return None
+    return {
+        "base_value": base.value,
+        "value": point.value,
+        "base_systems": list(base.labels),
+        "systems": list(point.labels),
+    }
+
+
+def scaling_findings_of(
+    software: str, findings: Iterable[ScalingFinding], groups: Sequence[ScalingGroup]
+) -> list[FindingRecord]:
+    """Scaling-efficiency findings of one software's groups."""
+    by_key = {(group.key, group.version): group for group in groups}
+    out = []
+    for f in findings:
+        key = _scaling_key_text(software, f)
+        change = (
+            f.efficiency / f.baseline_efficiency
+            if f.issue is ScalingIssue.DROP and f.baseline_efficiency
+            else f.efficiency
+        )
+        evidence = {
+            "software": software,
+            "issue": f.issue.value,
+            "baseline": f.baseline_version,
+            "candidate": f.version,
+            "efficiency": f.efficiency,
+            "threshold": f.threshold,
+            "baseline_efficiency": f.baseline_efficiency,
+            "accelerators": f.accelerators,
+            "base_accelerators": f.base_accelerators,
+            "key": asdict(f.key),
+            "at_version": _scaling_values(by_key, f, f.version),
+            "at_baseline": _scaling_values(by_key, f, f.baseline_version),
+        }
+        parts = (f.issue.value, key, f.base_accelerators, f.accelerators)
+        out.append(
+            FindingRecord(
+                fingerprint=fingerprint("scaling", *parts, f.baseline_version, f.version),
+                kind=KIND_SCALING,
+                series_key=key,
+                method=f.issue.value,
+                software=software,
+                baseline_version=f.baseline_version,
+                candidate_version=f.version,
+                change_pct=_json(100.0 * (change - 1.0)),
+                evidence=_json(evidence),
+            )
+        )
+    return out
+
+
+def sla_findings(targets: Iterable[SweepTarget]) -> list[FindingRecord]:
+    """A finding per curve and version none of whose sweeps meets the target."""
+    by_version: dict[tuple[str, str], list[SweepTarget]] = defaultdict(list)
+    for t in targets:
+        by_version[(t.key, t.version)].append(t)
+    out = []
+    for (key, version), found in sorted(by_version.items()):
+        if not all(t.is_sla_miss for t in found):
+            continue
+        head = found[0]
+        result = head.result
+        evidence = {
+            "software": head.software,
+            "system": head.system,
+            "benchmark": head.benchmark,
+            "scenario": head.scenario,
+            "workload": head.curve_workload,
+            "candidate": version,
+            "target_tokens_per_s_per_user": result.target_tokens_per_s_per_user,
+            "statistic": result.statistic,
+            "most_interactive_tokens_per_s_per_user": max(t.result.front[-1][0] for t in found),
+            "front": [list(p) for p in result.front],
+            "sweeps": [t.sweep_key for t in found],
+            "reason": result.reason,
+        }
+        out.append(
+            FindingRecord(
+                fingerprint=fingerprint(KIND_SLA_MISS, key, version),
+                kind=KIND_SLA_MISS,
+                series_key=key,
+                method=f"pareto_front_{result.method}",
+                software=head.software,
+                candidate_version=version,
+                evidence=_json(evidence),
+            )
+        )
+    return out

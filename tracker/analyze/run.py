@@ -1,0 +1,368 @@
+"""Analyse what is stored: store → records → analysis → findings → store (SPEC §4).
+
+:func:`run_analysis` reads every stored result and sweep, runs the pure
+analysis (:mod:`tracker.analysis`) and stores the findings; :func:`analyse` is
+the same without the store, for callers that hold the records already. One run:
+
+1. **Series** (:mod:`tracker.analyze.samples`): valid samples only, one series per
+   software, system, benchmark, scenario, workload and metric, across that
+   software's versions in their explicit order (:func:`tracker.versions.order_versions`).
+2. **Throughput at the interactivity target** (:mod:`tracker.analyze.sweeps`), one
+   value per sweep; per curve it is a derived series, analysed like the others.
+3. **Comparisons** (the gate engine): every series' *newest version against its
+   previous version* (a system that skipped a round is compared with the round it
+   was last in), and each pair of neighbouring software stacks of configurations
+   that differ only in software within one version. All their p-values form
+   **one Benjamini–Hochberg family**; its size is reported. With ``baseline`` and
+   ``candidate``, that pair in every series that has both (and no stacks).
+   Older version pairs are not compared again: their findings stay as they were
+   (and as they were triaged), and change points cover the history.
+4. **Change points** of every series (E-Divisive means; under 8 versions skipped,
+   with the reason): stored as ``change_point`` findings, never in the BH family.
+5. **Scaling efficiency**, per software and version; findings under the floor and
+   for drops against the previous version that has the same pair of counts.
+6. **Software gains** for the same pairs as step 3, with geometric means per
+   system and per benchmark (:meth:`AnalysisOutcome.gains_between` gives any other
+   pair). A significant gain is an ``improvement`` finding (step 3 decides).
+7. **Cost per token** of every sweep when a price book is given.
+
+Findings are saved with :meth:`tracker.store.facade.Store.save_findings`, whose rule
+keeps triage states and closes a finding only when the run looked again at what
+it is about (its series and version pair, its series' history, the scaling
+groups, the sweeps) and did not find it.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+
+import numpy as np
+
+from tracker.analysis import (
+    ChangeEvidence,
+    ChangePointPolicy,
+    ChangePointResult,
+    ComparePolicy,
+    ComparisonRun,
+    GainSummary,
+    ScalingFinding,
+    ScalingGroup,
+    SeriesGain,
+    SeriesSamples,
+    aggregate_gains,
+    collect_evidence,
+    decide_verdicts,
+    detect_change_points,
+    scaling_findings,
+    series_gain,
+    software_gains,
+)
+from tracker.analysis.defaults import EFFICIENCY_DROP_FLOOR, EFFICIENCY_FLOOR
+from tracker.analysis.interactivity import Interpolation
+from tracker.analysis.multiple import Method as FamilyMethod
+from tracker.analyze.collect import collect_samples
+from tracker.analyze.findings import (
+    COMPARISON_KINDS,
+    KIND_CHANGE_POINT,
+    change_point_findings,
+    comparison_findings,
+    scaling_findings_of,
+    sla_findings,
+)
+from tracker.analyze.samples import SampleSet, SeriesInfo, stack_series
+from tracker.analyze.samples import version_series as build_version_series
+from tracker.analyze.sweeps import SweepTarget, sweep_targets
+from tracker.errors import ConfigError
+from tracker.parsers.serving import OUTPUT_TOKENS_PER_S
+from tracker.records import (
+    AnalysisSample,
+    FindingRecord,
+    FindingsSaved,
+    StoredFinding,
+    SweepSample,
+    VersionInfo,
+)
+from tracker.store.facade import Store
+from tracker.versions import order_versions
+
+__all__ = ["DEFAULT_SEED", "AnalysisOutcome", "AnalysisSettings", "analyse", "run_analysis"]
+
+DEFAULT_SEED = 20260901
+"""Seeds the bootstrap CIs, so the same database gives the same evidence."""
+
+
+@dataclass(frozen=True, slots=True)
+class AnalysisSettings:
+    """The knobs of one analysis run (defaults: ``docs/anchors/regression-trackers.md`` §5.7)."""
+
+    target_tokens_per_s_per_user: float = 50.0
+    efficiency_floor: float = EFFICIENCY_FLOOR
+    efficiency_drop_floor: float = EFFICIENCY_DROP_FLOOR
+    interpolation: Interpolation = "pchip"
+    family_method: FamilyMethod = "bh"
+    compare: ComparePolicy = field(default_factory=ComparePolicy)
+    change_points: ChangePointPolicy = field(default_factory=ChangePointPolicy)
+
+    def __post_init__(self) -> None:
+        if not self.target_tokens_per_s_per_user > 0.0:
+            raise ConfigError("the interactivity target must be a positive tokens/s/user")
+        if not 0.0 < self.efficiency_floor <= 1.0:
+            raise ConfigError("the efficiency floor must lie in (0, 1], e.g. 0.90")
+        if not 0.0 <= self.efficiency_drop_floor < 1.0:
+            raise ConfigError("the efficiency drop floor must lie in [0, 1), e.g. 0.05")
+
+
+@dataclass(frozen=True, slots=True)
+class AnalysisOutcome:
+    """Everything one analysis run found, for the summary, the report and the gate.
+
+    ``series`` are across versions (measured and derived), ``stack_series`` the
+    configurations differing only in software; ``infos`` says what every key is.
+    ``scaling`` and ``scaling_issues`` are per software. ``saved`` is ``None``
+    when the findings were not stored.
+    """
+
+    settings: AnalysisSettings
+    analysed_at: datetime
+    version_order: Mapping[str, tuple[str, ...]]
+    series: tuple[SeriesSamples, ...]
+    stack_series: tuple[SeriesSamples, ...]
+    infos: Mapping[str, SeriesInfo]
+    comparisons: ComparisonRun
+    change_points: tuple[ChangePointResult, ...]
+    scaling: Mapping[str, tuple[ScalingGroup, ...]]
+    scaling_issues: Mapping[str, tuple[ScalingFinding, ...]]
+    gains: tuple[SeriesGain, ...]
+    gains_by_system: tuple[GainSummary, ...]
+    gains_by_benchmark: tuple[GainSummary, ...]
+    targets: tuple[SweepTarget, ...]
+    findings: tuple[FindingRecord, ...]
+    samples: int
+    invalid_samples: int
+    sweeps_without_interactivity: int = 0
+    saved: FindingsSaved | None = None
+
+    @property
+    def family_size(self) -> int:
+        """How many p-values went into the run's one Benjamini–Hochberg family."""
+        return self.comparisons.family_size
+
+    def finding_counts(self) -> dict[str, int]:
+        """Findings of this run per kind."""
+        return dict(sorted(Counter(f.kind for f in self.findings).items()))
+
+    def gains_between(self, baseline: str, candidate: str) -> tuple[SeriesGain, ...]:
+        """The gain of every series (across versions) that has both versions."""
+        return software_gains(self.series, baseline, candidate)
+
+    def groups(self) -> tuple[ScalingGroup, ...]:
+        """Every scaling group, of every software."""
+        return tuple(g for software in sorted(self.scaling) for g in self.scaling[software])
+
+
+def _orders(versions: Iterable[VersionInfo]) -> dict[str, tuple[str, ...]]:
+    by_software: dict[str, list[VersionInfo]] = defaultdict(list)
+    for v in versions:
+        by_software[v.software].append(v)
+    return {
+        software: tuple(v.version for v in order_versions(found))
+        for software, found in sorted(by_software.items())
+    }
+
+
+Pair = tuple[str, str]
+
+
+def _pairs(
+    series: Iterable[SeriesSamples], pair: Pair | None, *, every: bool
+) -> dict[Pair, list[SeriesSamples]]:
+    """The series to compare, per (baseline, candidate): ``pair`` in every series that has
+    both; else every neighbouring pair (``every``) or each series' newest two versions."""
+    out: dict[Pair, list[SeriesSamples]] = defaultdict(list)
+    for s in series:
+        if pair is not None:
+            if s.index(pair[0]) is not None and s.index(pair[1]) is not None:
+                out[pair].append(s)
+        elif every:
+            for old, new in zip(s.versions, s.versions[1:], strict=False):
+                out[(old, new)].append(s)
+        elif len(s.versions) > 1:
+            out[(s.versions[-2], s.versions[-1])].append(s)
+    return out
+
+
+def _merged(*groups: Mapping[Pair, list[SeriesSamples]]) -> dict[Pair, list[SeriesSamples]]:
+    out: dict[Pair, list[SeriesSamples]] = defaultdict(list)
+    for group in groups:
+        for pair, members in group.items():
+            out[pair].extend(members)
+    return out
+
+
+def _gains(groups: Mapping[Pair, Sequence[SeriesSamples]]) -> tuple[SeriesGain, ...]:
+    found = (series_gain(s, b, c) for (b, c) in sorted(groups) for s in groups[(b, c)])
+    return tuple(g for g in found if g is not None)
+
+
+def _compare(
+    groups: Mapping[tuple[str, str], Sequence[SeriesSamples]],
+    settings: AnalysisSettings,
+    rng: np.random.Generator,
+) -> ComparisonRun:
+    evidence: list[ChangeEvidence] = []
+    missing: list[str] = []
+    for baseline, candidate in sorted(groups):
+        found = collect_evidence(
+            groups[(baseline, candidate)], baseline, candidate, rng=rng, policy=settings.compare
+        )
+        evidence.extend(found.evidence)
+        missing.extend(found.missing)
+    return decide_verdicts(
+        evidence,
+        q_level=settings.compare.q_level,
+        family_method=settings.family_method,
+        missing=missing,
+    )
+
+
+def _scaling(
+    found: SampleSet, orders: Mapping[str, Sequence[str]], settings: AnalysisSettings
+) -> tuple[dict[str, tuple[ScalingGroup, ...]], dict[str, tuple[ScalingFinding, ...]]]:
+    groups = dict(found.scaling)
+    issues = {
+        software: scaling_findings(
+            found_groups,
+            version_order=orders.get(software, ()),
+            floor=settings.efficiency_floor,
+            drop_floor=settings.efficiency_drop_floor,
+        )
+        for software, found_groups in groups.items()
+    }
+    return groups, issues
+
+
+def _merge_derived(
+    found: SampleSet, values: Mapping[str, Mapping[str, dict[str, list[float]]]]
+) -> None:
+    for software, by_key in values.items():
+        for key, by_version in by_key.items():
+            if by_version:
+                found.values.setdefault(software, {})[key] = by_version
+
+
+def analyse(
+    samples: Iterable[AnalysisSample],
+    sweeps: Iterable[SweepSample],
+    versions: Iterable[VersionInfo],
+    *,
+    settings: AnalysisSettings | None = None,
+    baseline: str | None = None,
+    candidate: str | None = None,
+    price_book: Mapping[str, float] | None = None,
+    rng_seed: int = DEFAULT_SEED,
+    analysed_at: datetime | None = None,
+) -> AnalysisOutcome:
+    """The analysis of plain records (see the module docstring); stores nothing."""
+    conf = settings or AnalysisSettings()
+    if (baseline is None) != (candidate is None):
+        raise ConfigError("give both a baseline and a candidate version, or neither")
+    orders = _orders(versions)
+    found = collect_samples(samples)
+    reading = sweep_targets(
+        sweeps,
+        target=conf.target_tokens_per_s_per_user,
+        method=conf.interpolation,
+        price_book=price_book,
+    )
+    found.infos.update(reading.infos)
+    _merge_derived(found, reading.values)
+    series = build_version_series(found, orders)
+    stacks = stack_series(found) if baseline is None else ()
+    pair = None if baseline is None or candidate is None else (baseline, candidate)
+    groups = _merged(_pairs(series, pair, every=False), _pairs(stacks, None, every=True))
+    comparisons = _compare(groups, conf, np.random.default_rng(rng_seed))
+    change_points = detect_change_points(series, policy=conf.change_points)
+    scaling, issues = _scaling(found, orders, conf)
+    gains = _gains(groups)
+    findings = [
+        *comparison_findings(comparisons, found.infos),
+        *change_point_findings(change_points, found.infos),
+        *(f for sw in sorted(issues) for f in scaling_findings_of(sw, issues[sw], scaling[sw])),
+        *sla_findings(reading.targets),
+    ]
+    return AnalysisOutcome(
+        settings=conf,
+        analysed_at=analysed_at or datetime.now(UTC),
+        version_order=orders,
+        series=series,
+        stack_series=stacks,
+        infos=found.infos,
+        comparisons=comparisons,
+        change_points=change_points,
+        scaling=scaling,
+        scaling_issues=issues,
+        gains=gains,
+        gains_by_system=aggregate_gains(gains, by="system"),
+        gains_by_benchmark=aggregate_gains(gains, by="benchmark"),
+        targets=reading.targets,
+        findings=tuple(findings),
+        samples=found.samples,
+        invalid_samples=found.invalid,
+        sweeps_without_interactivity=reading.without_interactivity,
+    )
+
+
+def run_analysis(
+    store: Store,
+    *,
+    baseline: str | None = None,
+    candidate: str | None = None,
+    policy: AnalysisSettings | None = None,
+    price_book: Mapping[str, float] | None = None,
+    rng_seed: int = DEFAULT_SEED,
+    save: bool = True,
+) -> AnalysisOutcome:
+    """Analyse everything in ``store`` and (unless ``save`` is false) store the findings."""
+    versions = store.list_versions()
+    if baseline is not None and not any(v.version == baseline for v in versions):
+        raise ConfigError(f"unknown baseline version {baseline!r}; see `tracker export`")
+    if candidate is not None and not any(v.version == candidate for v in versions):
+        raise ConfigError(f"unknown candidate version {candidate!r}; see `tracker export`")
+    outcome = analyse(
+        store.iter_analysis_samples(),
+        store.iter_sweep_samples(metric=OUTPUT_TOKENS_PER_S.name),
+        versions,
+        settings=policy,
+        baseline=baseline,
+        candidate=candidate,
+        price_book=price_book,
+        rng_seed=rng_seed,
+    )
+    if not save:
+        return outcome
+    saved = store.save_findings(
+        outcome.findings, analysed_at=outcome.analysed_at, evaluated=_evaluated(outcome)
+    )
+    return replace(outcome, saved=saved)
+
+
+def _evaluated(outcome: AnalysisOutcome) -> Callable[[StoredFinding], bool]:
+    """Whether the run looked again at what a stored finding is about (see Store.save_findings):
+    its version pair of its series, its series' history, or any scaling group and sweep."""
+    compared = {
+        (c.key, c.evidence.baseline, c.evidence.candidate) for c in outcome.comparisons.comparisons
+    }
+    searched = {r.key for r in outcome.change_points if not r.is_skipped}
+
+    def evaluated(finding: StoredFinding) -> bool:
+        if finding.kind in COMPARISON_KINDS:
+            subject = (finding.series_key, finding.baseline_version, finding.candidate_version)
+            return subject in compared
+        if finding.kind == KIND_CHANGE_POINT:
+            return finding.series_key in searched
+        return True
+
+    return evaluated

@@ -1,0 +1,402 @@
+"""The release gate: one analysis of a version pair and a policy → a verdict and an exit code.
+
+:func:`evaluate_gate` is pure: it takes an :class:`~tracker.analyze.run.AnalysisOutcome`
+of ``baseline`` → ``candidate`` (``run_analysis(..., baseline=, candidate=, save=False)``:
+nothing is stored, so a gate never changes the findings or their triage) and a
+:class:`~tracker.gate.policy.GatePolicy`, and decides (SPEC §6):
+
+* every comparison gets its verdict again under the policy's floor and q for
+  its series (the q-values stay those of the run's one Benjamini–Hochberg family);
+* ``regression`` items: measured series with a REGRESSION verdict; ``target``
+  items: the throughput at the interactivity target regressed, or the candidate's
+  sweeps no longer reach the target that the baseline's reached; ``scaling`` items:
+  scaling efficiency of the candidate dropped against an earlier version;
+* an item of a kind the policy does not ``fail_on``, or covered by an unexpired
+  acknowledgement, does not fail; improvements never fail;
+* exit 0 nothing failing; 1 at least one failing item; 3 (only ``strict``) nothing
+  failing but SUSPECT or INCONCLUSIVE results that are not acknowledged.
+  Exit 2 (usage, configuration, data) is raised as :class:`~tracker.errors.ConfigError`
+  by :func:`resolve_pair` and :func:`evaluate_gate` (no series in common).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from datetime import date
+
+from tracker.analysis.defaults import ComparePolicy
+from tracker.analysis.scaling import ScalingFinding, ScalingIssue
+from tracker.analysis.twosample import Method
+from tracker.analysis.verdicts import Comparison, Verdict, verdict_of
+from tracker.analyze.run import AnalysisOutcome, AnalysisSettings, run_analysis
+from tracker.analyze.samples import SeriesInfo
+from tracker.errors import ConfigError
+from tracker.gate.policy import Acknowledgement, GatePolicy
+from tracker.records import VersionInfo
+from tracker.store.facade import Store
+from tracker.versions import order_versions
+
+__all__ = [
+    "EXIT_DATA_ERROR",
+    "EXIT_PASS",
+    "EXIT_REGRESSION",
+    "EXIT_SUSPECT",
+    "GateItem",
+    "GateResult",
+    "evaluate_gate",
+    "gate_settings",
+    "resolve_pair",
+    "run_gate",
+]
+
+EXIT_PASS = 0
+EXIT_REGRESSION = 1
+EXIT_DATA_ERROR = 2
+EXIT_SUSPECT = 3
+
+STATE_FAILING = "failing"
+STATE_ACKNOWLEDGED = "acknowledged"
+STATE_NOT_GATED = "not gated"
+STATE_SUSPECT = "suspect"
+STATE_INCONCLUSIVE = "inconclusive"
+STATE_IMPROVEMENT = "improvement"
+
+
+@dataclass(frozen=True, slots=True)
+class GateItem:
+    """One series the gate reports: what it is, the evidence, and how it counts.
+
+    ``delta_pct`` is the raw relative change (+5.0 = 5% higher); ``worse`` says whether
+    that is worse for this metric. ``state`` is failing, acknowledged, not gated
+    (a kind the policy does not fail on), suspect, inconclusive or improvement.
+    """
+
+    kind: str
+    key: str
+    software: str
+    system: str
+    benchmark: str
+    scenario: str
+    workload: str
+    metric: str
+    unit: str
+    baseline: str
+    candidate: str
+    verdict: str
+    state: str
+    worse: bool
+    delta_pct: float | None = None
+    ci_pct: tuple[float, float] | None = None
+    p_value: float | None = None
+    q_value: float | None = None
+    method: str = ""
+    n_baseline: int = 0
+    n_candidate: int = 0
+    floor: float | None = None
+    q_level: float | None = None
+    detail: str = ""
+    acknowledgement: Acknowledgement | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class GateResult:
+    """The gate's decision: the exit code, every reported item, the settings used."""
+
+    baseline: str
+    candidate: str
+    exit_code: int
+    strict: bool
+    items: tuple[GateItem, ...]
+    compared: int
+    family_size: int
+    family_method: str
+    policy: GatePolicy
+    version_order: Mapping[str, tuple[str, ...]]
+
+    def with_state(self, state: str) -> tuple[GateItem, ...]:
+        """The items in ``state``."""
+        return tuple(i for i in self.items if i.state == state)
+
+    @property
+    def summary(self) -> str:
+        """One line: the exit code and what it means."""
+        failing = len(self.with_state(STATE_FAILING))
+        doubtful = len(self.with_state(STATE_SUSPECT)) + len(self.with_state(STATE_INCONCLUSIVE))
+        acked = len(self.with_state(STATE_ACKNOWLEDGED))
+        pair = f"{self.baseline} → {self.candidate}"
+        if self.exit_code == EXIT_REGRESSION:
+            what = f"{failing} regression{'s' if failing != 1 else ''}"
+            return f"gate: {self.exit_code} ({what}, {pair})"
+        if self.exit_code == EXIT_SUSPECT:
+            return f"gate: 3 (no regression; {doubtful} suspect or inconclusive, strict, {pair})"
+        note = f"; {acked} acknowledged" if acked else ""
+        note += f"; {doubtful} suspect or inconclusive" if doubtful else ""
+        return f"gate: 0 (no regression{note}, {pair})"
+
+
+def resolve_pair(
+    versions: Sequence[VersionInfo], baseline: str | None, candidate: str
+) -> tuple[str, str]:
+    """Check both versions exist; the default baseline is the version before the candidate."""
+    known = sorted({v.version for v in versions})
+    listed = ", ".join(known) if known else "none (ingest some results first)"
+    for label, name in ((candidate, "candidate"), (baseline, "baseline")):
+        if label is not None and label not in known:
+            raise ConfigError(f"unknown {name} version {label!r}; versions known: {listed}")
+    if baseline is not None:
+        if baseline == candidate:
+            raise ConfigError("the baseline and the candidate are the same version")
+        return baseline, candidate
+    for software in sorted({v.software for v in versions if v.version == candidate}):
+        order = [v.version for v in order_versions(v for v in versions if v.software == software)]
+        at = order.index(candidate)
+        if at > 0:
+            return order[at - 1], candidate
+    raise ConfigError(
+        f"{candidate!r} is the first version of its software: give --baseline (known: {listed})"
+    )
+
+
+def _state(verdict: Verdict, kind: str, policy: GatePolicy, ack: Acknowledgement | None) -> str:
+    if verdict is Verdict.IMPROVEMENT:
+        return STATE_IMPROVEMENT
+    if verdict is Verdict.REGRESSION:
+        if ack is not None:
+            return STATE_ACKNOWLEDGED
+        return STATE_FAILING if kind in policy.fail_on else STATE_NOT_GATED
+    if ack is not None:
+        return STATE_ACKNOWLEDGED
+    if kind not in policy.fail_on:
+        return STATE_NOT_GATED
+    return STATE_SUSPECT if verdict is Verdict.SUSPECT else STATE_INCONCLUSIVE
+
+
+def _base_item(info: SeriesInfo, key: str, kind: str, baseline: str, candidate: str) -> GateItem:
+    return GateItem(
+        kind=kind,
+        key=key,
+        software=info.software,
+        system=info.system,
+        benchmark=info.benchmark,
+        scenario=info.scenario,
+        workload=info.workload,
+        metric=info.metric,
+        unit=info.unit,
+        baseline=baseline,
+        candidate=candidate,
+        verdict="",
+        state="",
+        worse=False,
+    )
+
+
+def _comparison_item(
+    c: Comparison, info: SeriesInfo, kind: str, policy: GatePolicy, today: date
+) -> GateItem | None:
+    ev = c.evidence
+    floor, q_level = policy.threshold_for(ev.key, info.benchmark, info.metric)
+    if floor is not None:
+        ev = replace(ev, floor=floor)
+    verdict = verdict_of(ev, c.q_value, q_level)
+    if verdict is Verdict.NO_CHANGE:
+        return None
+    ack = policy.acknowledgement_for(ev.key, ev.candidate, today=today)
+    delta = ev.delta_pct
+    return replace(
+        _base_item(info, ev.key, kind, ev.baseline, ev.candidate),
+        verdict=verdict.value,
+        state=_state(verdict, kind, policy, ack),
+        worse=ev.g is not None and ev.g < 0,
+        delta_pct=delta,
+        ci_pct=ev.ci_pct,
+        p_value=ev.p_value,
+        q_value=c.q_value,
+        method=ev.method.value if isinstance(ev.method, Method) else str(ev.method),
+        n_baseline=ev.n_baseline,
+        n_candidate=ev.n_candidate,
+        floor=ev.floor,
+        q_level=q_level,
+        detail=ev.note,
+        acknowledgement=ack,
+    )
+
+
+def _not_reached(
+    outcome: AnalysisOutcome, policy: GatePolicy, baseline: str, candidate: str, today: date
+) -> list[GateItem]:
+    reached: dict[tuple[str, str], list[bool]] = {}
+    for t in outcome.targets:
+        if t.version in (baseline, candidate):
+            ok = t.result.tokens_per_s_per_accelerator is not None
+            reached.setdefault((t.key, t.version), []).append(ok)
+    items = []
+    for key in sorted({k for k, _v in reached}):
+        before, after = reached.get((key, baseline)), reached.get((key, candidate))
+        if before and after and any(before) and not any(after) and key in outcome.infos:
+            ack = policy.acknowledgement_for(key, candidate, today=today)
+            verdict = Verdict.REGRESSION
+            items.append(
+                replace(
+                    _base_item(outcome.infos[key], key, "target", baseline, candidate),
+                    verdict="not_reached",
+                    state=_state(verdict, "target", policy, ack),
+                    worse=True,
+                    detail=f"the candidate's sweeps no longer reach "
+                    f"{policy.target_tokens_per_s_per_user:g} tokens/s/user",
+                    acknowledgement=ack,
+                )
+            )
+    return items
+
+
+def _scaling_items(
+    outcome: AnalysisOutcome, policy: GatePolicy, candidate: str, today: date
+) -> list[GateItem]:
+    items = []
+    for software in sorted(outcome.scaling_issues):
+        for f in outcome.scaling_issues[software]:
+            if f.issue is not ScalingIssue.DROP or f.version != candidate:
+                continue
+            items.append(_scaling_item(software, f, policy, today))
+    return items
+
+
+def _scaling_item(software: str, f: ScalingFinding, policy: GatePolicy, today: date) -> GateItem:
+    k = f.key
+    system = f"{k.submitter} {k.accelerator}".strip()
+    parts = (software, system, k.benchmark, k.scenario, k.workload, "scaling_efficiency")
+    key = "|".join((*parts, f"x{f.base_accelerators}->x{f.accelerators}"))
+    ack = policy.acknowledgement_for(key, f.version, today=today)
+    before = f.baseline_efficiency
+    info = SeriesInfo(
+        software,
+        system,
+        k.benchmark,
+        k.scenario,
+        k.workload,
+        "scaling_efficiency",
+        "fraction",
+        True,
+    )
+    return replace(
+        _base_item(info, key, "scaling", f.baseline_version or "", f.version),
+        verdict=Verdict.REGRESSION.value,
+        state=_state(Verdict.REGRESSION, "scaling", policy, ack),
+        worse=True,
+        delta_pct=None if not before else 100.0 * (f.efficiency / before - 1.0),
+        detail=f"efficiency x{f.base_accelerators}→x{f.accelerators}: "
+        + (f"{before:.1%} → " if before is not None else "")
+        + f"{f.efficiency:.1%} ({k.metric})",
+        acknowledgement=ack,
+    )
+
+
+_ORDER = {
+    STATE_FAILING: 0,
+    STATE_SUSPECT: 1,
+    STATE_INCONCLUSIVE: 2,
+    STATE_ACKNOWLEDGED: 3,
+    STATE_NOT_GATED: 4,
+    STATE_IMPROVEMENT: 5,
+}
+
+
+def _exit_code(items: Sequence[GateItem], strict: bool) -> int:
+    states = {i.state for i in items}
+    if STATE_FAILING in states:
+        return EXIT_REGRESSION
+    if strict and states & {STATE_SUSPECT, STATE_INCONCLUSIVE}:
+        return EXIT_SUSPECT
+    return EXIT_PASS
+
+
+def evaluate_gate(
+    outcome: AnalysisOutcome,
+    policy: GatePolicy,
+    *,
+    baseline: str,
+    candidate: str,
+    today: date,
+    strict: bool = False,
+) -> GateResult:
+    """Decide the gate for ``outcome`` (an analysis of exactly ``baseline`` → ``candidate``)."""
+    run = outcome.comparisons
+    pair = [
+        c
+        for c in run.comparisons
+        if (c.evidence.baseline, c.evidence.candidate) == (baseline, candidate)
+    ]
+    if not pair and not run.missing:
+        raise ConfigError(
+            f"no series has results for both {baseline} and {candidate}: nothing to compare"
+        )
+    targets = {t.key for t in outcome.targets}
+    items: list[GateItem] = []
+    for c in pair:
+        info = outcome.infos[c.key]
+        kind = "target" if c.key in targets else "regression"
+        item = _comparison_item(c, info, kind, policy, today)
+        if item is not None:
+            items.append(item)
+    for key in run.missing:
+        if key in outcome.infos:
+            kind = "target" if key in targets else "regression"
+            ack = policy.acknowledgement_for(key, candidate, today=today)
+            items.append(
+                replace(
+                    _base_item(outcome.infos[key], key, kind, baseline, candidate),
+                    verdict=Verdict.INCONCLUSIVE.value,
+                    state=_state(Verdict.INCONCLUSIVE, kind, policy, ack),
+                    detail="no usable values on one side",
+                    acknowledgement=ack,
+                )
+            )
+    items += _not_reached(outcome, policy, baseline, candidate, today)
+    items += _scaling_items(outcome, policy, candidate, today)
+    items.sort(key=lambda i: (_ORDER[i.state], i.kind, i.key))
+    return GateResult(
+        baseline=baseline,
+        candidate=candidate,
+        exit_code=_exit_code(items, strict),
+        strict=strict,
+        items=tuple(items),
+        compared=len(pair) + len(run.missing),
+        family_size=run.family_size,
+        family_method=run.family_method,
+        policy=policy,
+        version_order=outcome.version_order,
+    )
+
+
+def gate_settings(policy: GatePolicy) -> AnalysisSettings:
+    """The analysis settings a policy implies (its default q and floors, target, floor)."""
+    compare = ComparePolicy(
+        q_level=policy.q_level,
+        floor_repeats=policy.floor_repeats,
+        floor_single=policy.floor_single,
+    )
+    return AnalysisSettings(
+        target_tokens_per_s_per_user=policy.target_tokens_per_s_per_user,
+        efficiency_floor=policy.efficiency_floor,
+        compare=compare,
+    )
+
+
+def run_gate(
+    store: Store,
+    policy: GatePolicy,
+    *,
+    candidate: str,
+    baseline: str | None = None,
+    today: date,
+    strict: bool = False,
+) -> GateResult:
+    """Analyse ``baseline`` → ``candidate`` in ``store`` (storing nothing) and decide the gate."""
+    first, second = resolve_pair(store.list_versions(), baseline, candidate)
+    outcome = run_analysis(
+        store, baseline=first, candidate=second, policy=gate_settings(policy), save=False
+    )
+    return evaluate_gate(
+        outcome, policy, baseline=first, candidate=second, today=today, strict=strict
+    )

@@ -1,0 +1,136 @@
+"""Ingest jobs: declarative TOML files listing sources and their labels.
+
+The format is documented in ``ingest/README.md``. Parsing is pure (bytes in,
+:class:`Job` out); locations are resolved against the job's ``root`` by the caller.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import date, datetime
+from typing import Any
+
+from tracker.errors import ConfigError
+from tracker.records import Labels, SourceSpec
+from tracker.sources.remote import is_ref
+
+__all__ = ["Job", "parse_job"]
+
+_JOB_KEYS = {"name", "description", "example", "root"}
+_LABEL_KEYS = {"kind", "software", "software_version", "system", "accelerators", "benchmark"}
+_LABEL_KEYS_WITH_DATE = _LABEL_KEYS | {"release_date"}
+_PIN_KEYS = {"commit", "sha256"}
+_SOURCE_KEYS = _LABEL_KEYS_WITH_DATE | _PIN_KEYS | {"location"}
+_SHA256 = re.compile(r"[0-9a-fA-F]{64}")
+
+
+@dataclass(frozen=True, slots=True)
+class Job:
+    """A parsed ingest job. Source locations are as written in the file."""
+
+    name: str
+    description: str
+    is_example: bool
+    root: str | None
+    sources: tuple[SourceSpec, ...]
+
+
+def parse_job(data: bytes, *, path: str) -> Job:
+    """Parse an ingest job file; every mistake names the file and the entry."""
+    try:
+        document = tomllib.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+        raise ConfigError(f"{path}: not a valid TOML ingest job ({error})") from None
+    _check_keys(document, {"job", "defaults", "source"}, path=path, where="the top level")
+    header = _table(document.get("job", {}), path=path, where="[job]")
+    _check_keys(header, _JOB_KEYS, path=path, where="[job]")
+    defaults = _table(document.get("defaults", {}), path=path, where="[defaults]")
+    _check_keys(defaults, _LABEL_KEYS_WITH_DATE, path=path, where="[defaults]")
+    entries = document.get("source", [])
+    if not isinstance(entries, list) or not entries:
+        raise ConfigError(f"{path}: no [[source]] entries; a job lists at least one source")
+    is_example = _typed(header, "example", bool, path=path, where="[job]", default=False)
+    sources = tuple(
+        _source(_table(entry, path=path, where=f"source {n}"), defaults, is_example, path, n)
+        for n, entry in enumerate(entries, start=1)
+    )
+    return Job(
+        name=_typed(header, "name", str, path=path, where="[job]", default=path),
+        description=_typed(header, "description", str, path=path, where="[job]", default=""),
+        is_example=is_example,
+        root=_typed(header, "root", str, path=path, where="[job]", default=None),
+        sources=sources,
+    )
+
+
+def _source(
+    entry: Mapping[str, Any], defaults: Mapping[str, Any], is_example: bool, path: str, n: int
+) -> SourceSpec:
+    where = f"source {n}"
+    _check_keys(entry, _SOURCE_KEYS, path=path, where=where)
+    merged = {**defaults, **entry}
+    location = _typed(merged, "location", str, path=path, where=where, default=None)
+    if not location:
+        raise ConfigError(f"{path}: {where} has no 'location'")
+    labels = Labels(
+        software=_typed(merged, "software", str, path=path, where=where, default=None),
+        software_version=_version(merged, path=path, where=where),
+        system=_typed(merged, "system", str, path=path, where=where, default=None),
+        accelerators=_typed(merged, "accelerators", int, path=path, where=where, default=None),
+        benchmark=_typed(merged, "benchmark", str, path=path, where=where, default=None),
+        release_date=_typed(merged, "release_date", date, path=path, where=where, default=None),
+        is_example=is_example,
+    )
+    kind = _typed(merged, "kind", str, path=path, where=where, default="auto")
+    commit = _typed(entry, "commit", str, path=path, where=where, default=None)
+    sha256 = _typed(entry, "sha256", str, path=path, where=where, default=None)
+    if sha256 is not None and not _SHA256.fullmatch(sha256):
+        raise ConfigError(f"{path}: {where}: 'sha256' must be 64 hex digits, not {sha256!r}")
+    if commit is not None and not is_ref(commit):
+        raise ConfigError(f"{path}: {where}: 'commit' {commit!r} is not a commit or ref")
+    return SourceSpec(location=location, kind=kind, labels=labels, commit=commit, sha256=sha256)
+
+
+def _version(fields: Mapping[str, Any], *, path: str, where: str) -> str | None:
+    value = fields.get("software_version")
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        raise ConfigError(
+            f"{path}: {where}: software_version must be a string: write "
+            f'software_version = "{value}" (TOML would read {value} as a number)'
+        )
+    version: str | None = _typed(
+        fields, "software_version", str, path=path, where=where, default=None
+    )
+    return version
+
+
+def _table(value: object, *, path: str, where: str) -> Mapping[str, Any]:
+    if not isinstance(value, dict):
+        raise ConfigError(f"{path}: {where} must be a table")
+    return value
+
+
+def _check_keys(table: Mapping[str, Any], allowed: set[str], *, path: str, where: str) -> None:
+    unknown = sorted(set(table) - allowed)
+    if unknown:
+        raise ConfigError(
+            f"{path}: unknown key {unknown[0]!r} in {where}; allowed: {', '.join(sorted(allowed))}"
+        )
+
+
+def _typed(
+    table: Mapping[str, Any], key: str, kind: type, *, path: str, where: str, default: Any
+) -> Any:
+    if key not in table:
+        return default
+    value = table[key]
+    if isinstance(value, kind):
+        # bool is an int and datetime is a date to Python, but not to a job file.
+        if not (
+            kind is int and isinstance(value, bool) or kind is date and isinstance(value, datetime)
+        ):
+            return value
+    raise ConfigError(f"{path}: {where}: {key!r} must be a {kind.__name__}, not {value!r}")

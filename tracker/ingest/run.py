@@ -1,0 +1,234 @@
+"""Ingest: find the runs in a source, read their files, parse, label and store.
+
+This layer opens files (parsers never do), applies the labels the files do not
+carry (software version, system, benchmark), hashes what it read, and hands one
+source at a time to the store, which writes it in one transaction.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from tracker.errors import ConfigError, ParseError
+from tracker.ingest.jobs import Job, parse_job
+from tracker.readers import KINDS, detect_kind, reader_for
+from tracker.readers.base import ProgressCallback, Reading
+from tracker.records import SourceRecord, SourceSpec
+from tracker.sources.archive import ArchiveTree, is_archive, open_archive
+from tracker.sources.fetch import DEFAULT_CACHE_DIR, Download, FetchOptions, fetch
+from tracker.sources.remote import is_url, resolve_url
+from tracker.sources.snapshots import Snapshot, SnapshotCache, snapshot_key
+from tracker.sources.tree import FileTree, FolderTree, SourceTree, content_sha256
+from tracker.store.facade import SaveOutcome, Store
+
+__all__ = [
+    "KINDS",
+    "SourceOutcome",
+    "detect_kind",
+    "ingest_source",
+    "open_tree",
+    "read_job",
+]
+
+
+RESULT_FILE_SUFFIXES = frozenset({".json", ".jsonl"})
+"""A single file with one of these suffixes is a source of its own (one result file)."""
+
+
+@dataclass(frozen=True, slots=True)
+class SourceOutcome:
+    """What ingesting one source did; ``errors`` are files that were refused.
+
+    ``runs_failed`` counts the runs (result folders) that gave no result because
+    of an error; ``download`` says what fetching a URL source cost.
+    """
+
+    location: str
+    kind: str
+    runs_found: int
+    saved: SaveOutcome | None
+    errors: tuple[ParseError, ...] = ()
+    notes: tuple[str, ...] = ()
+    runs_failed: int = 0
+    download: Download | None = None
+
+
+def open_tree(
+    location: str,
+    *,
+    commit: str | None = None,
+    sha256: str | None = None,
+    fetch_options: FetchOptions | None = None,
+) -> SourceTree:
+    """The files of the source at ``location``: a folder, an archive, a result file or a URL.
+
+    A URL is downloaded into the cache first (see :mod:`tracker.sources.fetch`);
+    ``commit`` pins a repository URL, ``sha256`` the bytes of an archive or download.
+    """
+    return _open(location, commit, sha256, fetch_options or FetchOptions())[0]
+
+
+def _open(
+    location: str, commit: str | None, sha256: str | None, options: FetchOptions
+) -> tuple[SourceTree, Download | None]:
+    if is_url(location):
+        download = fetch(resolve_url(location, commit), options, expected_sha256=sha256)
+        return _open_file(download.path, location, download.sha256), download
+    if commit:
+        raise ConfigError(f"{location}: a commit pin applies to a repository URL, not a path")
+    path = Path(location)
+    if not path.exists():
+        raise ConfigError(f"{location}: no such file or folder")
+    if path.is_dir():
+        if sha256:
+            raise ConfigError(f"{location}: a sha256 pin applies to an archive or a download")
+        return FolderTree(path, location=location), None
+    tree = _open_file(path, location, None)
+    if sha256 and isinstance(tree, ArchiveTree) and tree.sha256 != sha256.lower():
+        tree.close()
+        raise ConfigError(f"{location}: sha256 is {tree.sha256}, the pin says {sha256}")
+    return tree, None
+
+
+def _open_file(path: Path, location: str, sha256: str | None) -> SourceTree:
+    if is_archive(path):
+        return open_archive(path, location=location, sha256=sha256)
+    if path.suffix in RESULT_FILE_SUFFIXES:
+        return FileTree(path, location=location)
+    raise ConfigError(
+        f"{location}: expected a folder of results, an archive (.tar.gz, .tgz, .zip) "
+        f"or a result file ({', '.join(sorted(RESULT_FILE_SUFFIXES))})"
+    )
+
+
+def ingest_source(
+    store: Store,
+    spec: SourceSpec,
+    *,
+    strict: bool = False,
+    progress: ProgressCallback | None = None,
+    cache_dir: Path | None = None,
+    download_progress: Callable[[int, int | None], None] | None = None,
+) -> SourceOutcome:
+    """Ingest one source, all or nothing.
+
+    With ``strict``, any refused file aborts the whole source; without it, the
+    good runs are stored and the refused files are listed in the outcome.
+    ``cache_dir`` holds downloads and the snapshots that let an unchanged source
+    be recognised without reading it (:mod:`tracker.sources.snapshots`); without one,
+    URLs are cached in ``~/.cache/tracker`` and every source is read in full.
+    """
+    options = FetchOptions(cache_dir=cache_dir or DEFAULT_CACHE_DIR, progress=download_progress)
+    tree, download = _open(spec.location, spec.commit, spec.sha256, options)
+    snapshots = SnapshotCache(cache_dir) if cache_dir is not None else None
+    try:
+        known = snapshots.load(_snapshot_key(spec)) if snapshots is not None else None
+        if known is not None and _unchanged(store, tree, known):
+            saved = SaveOutcome(True, 0, known.results)
+            return SourceOutcome(
+                spec.location, known.kind, known.runs_found, saved, download=download
+            )
+        stored = _read_and_store(store, spec, tree, strict=strict, progress=progress)
+        if snapshots is not None and stored.snapshot is not None:
+            snapshots.save(_snapshot_key(spec), stored.snapshot)
+    finally:
+        _close(tree)
+    reading = stored.reading
+    return SourceOutcome(
+        location=spec.location,
+        kind=stored.kind,
+        runs_found=reading.runs_found,
+        saved=stored.saved,
+        errors=tuple(reading.errors),
+        notes=tuple(sorted(reading.notes)),
+        runs_failed=len(reading.errors) if reading.runs_failed is None else reading.runs_failed,
+        download=download,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class _Stored:
+    kind: str
+    reading: Reading
+    saved: SaveOutcome | None
+    snapshot: Snapshot | None
+    """What to remember of a source stored without errors."""
+
+
+def _read_and_store(
+    store: Store,
+    spec: SourceSpec,
+    tree: SourceTree,
+    *,
+    strict: bool,
+    progress: ProgressCallback | None,
+) -> _Stored:
+    kind = detect_kind(tree) if spec.kind == "auto" else spec.kind
+    reading = reader_for(kind).read(tree, spec, strict=strict, progress=progress)
+    if not reading.results:
+        return _Stored(kind, reading, None, None)
+    record = _source_record(tree, kind, spec)
+    saved = store.save_source(record, reading.results)
+    snapshot = None
+    if not reading.errors:
+        snapshot = Snapshot(
+            identity_sha256=record.identity_sha256,
+            kind=kind,
+            runs_found=reading.runs_found,
+            results=len(reading.results),
+            trail=tree.trail(),
+        )
+    return _Stored(kind, reading, saved, snapshot)
+
+
+def _snapshot_key(spec: SourceSpec) -> str:
+    location = spec.location if is_url(spec.location) else str(Path(spec.location).resolve())
+    return snapshot_key(location, spec.kind, spec.labels.as_json(), spec.commit, spec.sha256)
+
+
+def _unchanged(store: Store, tree: SourceTree, known: Snapshot) -> bool:
+    return tree.trail_matches(known.trail) and store.has_source(known.identity_sha256)
+
+
+def _close(tree: SourceTree) -> None:
+    if isinstance(tree, ArchiveTree):
+        tree.close()
+
+
+def _source_record(tree: SourceTree, kind: str, spec: SourceSpec) -> SourceRecord:
+    artifacts = tree.artifacts()
+    content = content_sha256(artifacts)
+    identity = hashlib.sha256(f"{kind}\n{content}\n{spec.labels.as_json()}".encode())
+    return SourceRecord(
+        kind=kind,
+        location=spec.location,
+        content_sha256=content,
+        identity_sha256=identity.hexdigest(),
+        is_example=spec.labels.is_example,
+        artifacts=artifacts,
+    )
+
+
+def read_job(path: Path, *, root: Path | None = None) -> tuple[Job, list[SourceSpec]]:
+    """Read an ingest job and resolve its source locations.
+
+    Locations are relative to ``root`` when given, else to the job's own
+    ``root`` key (itself relative to the job file), else to the job file's folder.
+    """
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        raise ConfigError(f"{path}: cannot read the ingest job ({error.strerror})") from None
+    job = parse_job(data, path=str(path))
+    base = root if root is not None else path.parent / (job.root or ".")
+    return job, [_resolved(spec, base) for spec in job.sources]
+
+
+def _resolved(spec: SourceSpec, base: Path) -> SourceSpec:
+    """A job's source with its location made absolute (a pinned repository: its archive URL)."""
+    if is_url(spec.location):
+        return replace(spec, location=resolve_url(spec.location, spec.commit), commit=None)
+    return replace(spec, location=str(base / spec.location))

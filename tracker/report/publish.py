@@ -1,0 +1,202 @@
+"""Publish the static report: read what the report needs from the store, then render.
+
+The report package never queries the database; this module is the bridge. It
+runs the analysis (:func:`tracker.analyze.run.analyse`, nothing stored) so every
+page has content whether or not ``tracker analyze`` was run: series, change
+points, scaling groups and the throughput at the interactivity target. The
+comparison pages use the gate's engine on every consecutive version pair of each
+software and on its newest version against its first (one Benjamini–Hochberg
+family per pair, seeded bootstrap). Findings are the stored ones, with their
+triage states; when none are stored, the findings of this run are shown,
+marked "not stored" (run ``tracker analyze`` to store and triage them).
+
+Nothing that grows with every result is held whole: the samples stream into the
+analysis (the systems' descriptions are gathered on the way), the report reads
+the points from the store once per pass (grouped by benchmark, then by system),
+and each version pair is compared only when the report comes to it, its rows
+rendered and dropped before the next.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from tracker.analysis import SeriesSamples, collect_evidence, decide_verdicts
+from tracker.analyze.run import DEFAULT_SEED, AnalysisOutcome, AnalysisSettings, analyse
+from tracker.parsers.serving import OUTPUT_TOKENS_PER_S
+from tracker.records import AnalysisSample, SeriesPoint, StoredFinding, VersionInfo
+from tracker.report import PairRun, PointOrder, ReportInput, SystemInfo, render_site
+from tracker.store.facade import Store
+from tracker.versions import order_versions
+
+__all__ = ["gather_report_input", "publish_report", "version_pairs"]
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def _ordered(versions: Sequence[VersionInfo]) -> list[VersionInfo]:
+    return [
+        version
+        for software in sorted({v.software for v in versions})
+        for version in order_versions(v for v in versions if v.software == software)
+    ]
+
+
+def version_pairs(order: Sequence[str]) -> list[tuple[str, str, bool, bool]]:
+    """(baseline, candidate, is_latest, is_baseline) of every pair a software is compared on:
+    each consecutive pair, and the newest version against the first when they are not one."""
+    pairs = [
+        (old, new, i == len(order) - 2, len(order) == 2)
+        for i, (old, new) in enumerate(zip(order, order[1:], strict=False))
+    ]
+    if len(order) > 2:
+        pairs.append((order[0], order[-1], False, True))
+    return pairs
+
+
+def _pair_runs(
+    outcome: AnalysisOutcome, settings: AnalysisSettings, seed: int
+) -> Iterator[PairRun]:
+    """Each compared pair, computed when asked for (one pair's comparisons at a time)."""
+    by_software: dict[str, list[SeriesSamples]] = defaultdict(list)
+    for series in outcome.series:
+        by_software[outcome.infos[series.key].software].append(series)
+    for software in sorted(by_software):
+        members = by_software[software]
+        for baseline, candidate, latest, first in version_pairs(outcome.version_order[software]):
+            both = [
+                s
+                for s in members
+                if s.index(baseline) is not None and s.index(candidate) is not None
+            ]
+            if not both:
+                continue
+            rng = np.random.default_rng(seed)
+            found = collect_evidence(both, baseline, candidate, rng=rng, policy=settings.compare)
+            run = decide_verdicts(
+                found.evidence,
+                q_level=settings.compare.q_level,
+                family_method=settings.family_method,
+                missing=found.missing,
+            )
+            yield PairRun(software, baseline, candidate, run, latest, first)
+
+
+_SYSTEM_FIELDS = (
+    "submitters",
+    "accelerators",
+    "accelerator_counts",
+    "nodes",
+    "host_cpus",
+    "divisions",
+    "software_stacks",
+)
+
+
+class _Systems:
+    """The systems' descriptions, gathered while the samples stream into the analysis."""
+
+    def __init__(self) -> None:
+        self._seen: dict[tuple[str, str], set[tuple[str | int | None, ...]]] = defaultdict(set)
+
+    def watch(self, samples: Iterable[AnalysisSample]) -> Iterator[AnalysisSample]:
+        """``samples``, unchanged; each system's distinct field values are noted."""
+        seen = self._seen
+        for s in samples:
+            seen[(s.system_key, s.system)].add(
+                (
+                    s.submitter,
+                    s.accelerator,
+                    s.accelerators_total,
+                    s.nodes,
+                    s.host_cpu,
+                    s.division,
+                    s.software_stack,
+                )
+            )
+            yield s
+
+    def infos(self) -> tuple[SystemInfo, ...]:
+        """One description per system (by key), each field's values sorted."""
+        out = []
+        for (key, name), combos in sorted(self._seen.items()):
+            fields: dict[str, tuple[Any, ...]] = {}
+            for index, field_name in enumerate(_SYSTEM_FIELDS):
+                values: set[Any] = {c[index] for c in combos} - {None, ""}
+                if values:
+                    fields[field_name] = tuple(sorted(values))
+            out.append(SystemInfo(name, key, **fields))
+        return tuple(out)
+
+
+def gather_report_input(
+    store: Store,
+    *,
+    settings: AnalysisSettings | None = None,
+    rng_seed: int = DEFAULT_SEED,
+) -> ReportInput:
+    """Everything the report shows, read from ``store`` and analysed (nothing is stored).
+
+    The points are read from ``store`` and the pairs compared as the report
+    reaches them: keep ``store`` open until the report is rendered, and render
+    the input once.
+    """
+    conf = settings or AnalysisSettings()
+    versions = _ordered(store.list_versions())
+    systems = _Systems()
+    sweeps = tuple(store.iter_sweep_samples(metric=OUTPUT_TOKENS_PER_S.name))
+    outcome = analyse(
+        systems.watch(store.iter_analysis_samples()),
+        sweeps,
+        versions,
+        settings=conf,
+        rng_seed=rng_seed,
+        analysed_at=_EPOCH,
+    )
+    stored: Sequence[StoredFinding] = store.list_findings()
+
+    def read_points(order: PointOrder) -> Iterator[SeriesPoint]:
+        return store.iter_series_points(order=order)
+
+    return ReportInput(
+        points=(),
+        read_points=read_points,
+        versions=tuple(versions),
+        systems=systems.infos(),
+        series=outcome.series,
+        infos=outcome.infos,
+        pairs=_pair_runs(outcome, conf, rng_seed),
+        change_points=outcome.change_points,
+        scaling=tuple((sw, g) for sw in sorted(outcome.scaling) for g in outcome.scaling[sw]),
+        scaling_issues=tuple(
+            (sw, f) for sw in sorted(outcome.scaling_issues) for f in outcome.scaling_issues[sw]
+        ),
+        targets=outcome.targets,
+        sweep_points=sweeps,
+        findings=tuple(stored) if stored else outcome.findings,
+        findings_stored=bool(stored),
+        target_tokens_per_s_per_user=conf.target_tokens_per_s_per_user,
+        efficiency_floor=conf.efficiency_floor,
+    )
+
+
+def publish_report(
+    store: Store,
+    out_dir: Path,
+    *,
+    generated_at: str,
+    settings: AnalysisSettings | None = None,
+    on_page: Callable[[int, str], None] | None = None,
+) -> Path:
+    """Render the report of everything in ``store`` into ``out_dir``; return the index page.
+
+    ``on_page(pages_written, relative_path)`` is called after each page (progress).
+    """
+    data = gather_report_input(store, settings=settings)
+    return render_site(data, out_dir, generated_at=generated_at, on_page=on_page)

@@ -1,0 +1,346 @@
+"""Archives read in place as source trees: ``.tar.gz``/``.tgz``/``.tar`` (and bz2, xz) and ``.zip``.
+
+Nothing is extracted to disk. Opening an archive reads its member index (for
+a compressed tar, one pass over the stream); a member is read only when a
+reader asks for it, and :meth:`ArchiveTree.read_order` hands readers the
+archive's own order, so reading everything a reader needs is one more pass.
+
+Archives are never trusted, and a hostile entry refuses the whole archive
+(:class:`~tracker.errors.ParseError` naming the archive and the member): an
+absolute member name or a ``..`` component, a name given twice or used both as
+a file and a folder, hard links, devices, FIFOs and sparse files, a symbolic
+link pointing outside the archive, member data that disagrees with its header
+(see :mod:`tracker.sources.archive_index`), and more unpacked bytes, members or
+compression than the limits allow, checked on each header before its data is
+decompressed. Symbolic links within the archive (git keeps them, so GitHub's
+archives have them) are never followed: they are left out of the tree and
+listed in :attr:`ArchiveTree.skipped`. A member found damaged when it is read
+(a zip CRC mismatch, a truncated stream) refuses the source too: the reader
+sees a :class:`~tracker.errors.ParseError` for that file, and
+:meth:`ArchiveTree.artifacts` raises it again, so nothing of the archive is
+stored. A single top-level folder (as in GitHub's ``<repo>-<ref>/``) is
+stripped, so paths are repository-relative.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import posixpath
+import tarfile
+import zipfile
+import zlib
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import IO
+
+from tracker.errors import ParseError
+from tracker.records import ArtifactRecord
+from tracker.sources.archive_index import Index, Member, Symlink, TarIndex, ZipIndex
+from tracker.sources.tree import BufferedLines
+
+__all__ = ["ArchiveLimits", "ArchiveTree", "is_archive", "open_archive"]
+
+_GZIP, _BZIP2, _XZ = b"\x1f\x8b", b"BZh", b"\xfd7zXZ\x00"
+_ZIP = (b"PK\x03\x04", b"PK\x05\x06")
+_CHUNK = 1 << 20
+_ARCHIVE_KEY = "archive:"
+_WHOLE_MEMBER_LIMIT = 8 << 20
+"""Members up to this size are read at once; bigger ones are streamed line by line."""
+_READ_ERRORS = (tarfile.TarError, zipfile.BadZipFile, OSError, EOFError, zlib.error)
+
+
+@dataclass(frozen=True, slots=True)
+class ArchiveLimits:
+    """Bounds an archive must stay within to be read at all."""
+
+    max_total_bytes: int = 64 << 30
+    max_ratio: float = 250.0
+    """Unpacked bytes per archive byte (whole archive; per member for a zip)."""
+    max_members: int = 2_000_000
+
+
+def is_archive(path: Path) -> bool:
+    """Whether ``path`` is a tar (possibly compressed) or zip archive, by its first bytes."""
+    try:
+        with path.open("rb") as stream:
+            head = stream.read(512)
+    except OSError:
+        return False
+    return head.startswith((_GZIP, _BZIP2, _XZ, *_ZIP)) or head[257:262] == b"ustar"
+
+
+def open_archive(
+    path: Path,
+    *,
+    location: str | None = None,
+    sha256: str | None = None,
+    limits: ArchiveLimits | None = None,
+) -> ArchiveTree:
+    """The archive at ``path`` as a source tree (its index is read now).
+
+    ``sha256``, when known (a download), spares hashing the archive again.
+    """
+    shown = location if location is not None else str(path)
+    try:
+        with path.open("rb") as stream:
+            is_zip = stream.read(4) in _ZIP
+    except OSError as error:
+        raise ParseError(shown, f"cannot read ({error.strerror})") from None
+    kind = ZipIndex if is_zip else TarIndex
+    return ArchiveTree(path, kind(path, shown), location=shown, sha256=sha256, limits=limits)
+
+
+class ArchiveTree:
+    """A tar or zip archive as a :class:`~tracker.sources.tree.SourceTree`."""
+
+    def __init__(
+        self,
+        path: Path,
+        index: Index,
+        *,
+        location: str,
+        sha256: str | None,
+        limits: ArchiveLimits | None,
+    ) -> None:
+        self.path = path
+        self.location = location
+        self._index = index
+        self._sha256 = sha256
+        self._read: dict[str, ArtifactRecord] = {}
+        self._damage: ParseError | None = None
+        self.skipped: list[str] = []
+        """Symbolic links within the archive, left out of the tree (names as in the archive)."""
+        try:
+            members = self._checked_members(limits or ArchiveLimits())
+        except ParseError:
+            index.close()
+            raise
+        self._top = _common_top(members)
+        cut = len(self._top) + 1 if self._top else 0
+        self._members = {name[cut:]: member for name, member in members.items()}
+        self._files = sorted(self._members)
+        self._dirs = _folders(self._files)
+
+    def _checked_members(self, limits: ArchiveLimits) -> dict[str, Member]:
+        members: dict[str, Member] = {}
+        links: set[str] = set()
+        total, size = 0, self.path.stat().st_size
+        for entry in self._index.members():
+            if entry is None:
+                continue
+            clean = _safe_name(entry.name, self.location)
+            if clean in members or clean in links:
+                raise ParseError(self.location, f"refused: member {entry.name!r} appears twice")
+            if isinstance(entry, Symlink):
+                _check_link(clean, entry, self.location)
+                links.add(clean)
+                self.skipped.append(entry.name)
+                continue
+            total += entry.size
+            self._check_size(entry, total, size, len(members), limits)
+            members[clean] = entry
+        _check_paths(set(members) | links, self.location)
+        return members
+
+    def _check_size(
+        self, member: Member, total: int, size: int, count: int, limits: ArchiveLimits
+    ) -> None:
+        """Refuse a bomb on the member's header, before any of its data is decompressed."""
+        if total > limits.max_total_bytes or count >= limits.max_members:
+            raise ParseError(
+                self.location,
+                f"refused: unpacks to more than {limits.max_total_bytes} bytes or "
+                f"{limits.max_members} files, at member {member.name!r} (a decompression bomb?)",
+            )
+        if member.compressed is not None and member.size > limits.max_ratio * max(
+            member.compressed, 1024
+        ):
+            raise ParseError(
+                self.location,
+                f"refused: member {member.name!r} is compressed suspiciously well "
+                f"({member.size} bytes from {member.compressed}; a zip bomb?)",
+            )
+        if total > limits.max_ratio * max(size, 64 << 10):
+            raise ParseError(
+                self.location,
+                f"refused: unpacks to {total} bytes or more from {size}, at member "
+                f"{member.name!r} (a decompression bomb?)",
+            )
+
+    def close(self) -> None:
+        """Release the archive file."""
+        self._index.close()
+
+    @property
+    def root_name(self) -> str:
+        return self._top or _stem(self.path.name)
+
+    @property
+    def sha256(self) -> str:
+        """The archive file's own hash (what its trail records)."""
+        if self._sha256 is None:
+            digest = hashlib.sha256()
+            with self.path.open("rb") as stream:
+                while chunk := stream.read(_CHUNK):
+                    digest.update(chunk)
+            self._sha256 = digest.hexdigest()
+        return self._sha256
+
+    def files(self) -> list[str]:
+        return self._files
+
+    def list_dir(self, path: str) -> tuple[list[str], list[str]]:
+        dirs, files = self._dirs.get(path.strip("/"), (set(), []))
+        return sorted(dirs), sorted(files)
+
+    def exists(self, path: str) -> bool:
+        return path in self._members
+
+    def read_order(self, paths: Iterable[str]) -> list[str]:
+        def position(path: str) -> int:
+            member = self._members.get(path)
+            return member.order if member is not None else -1
+
+        return sorted(paths, key=position)
+
+    def trail(self) -> tuple[tuple[str, str], ...]:
+        return ((_ARCHIVE_KEY, f"sha256:{self.sha256}"),)
+
+    def trail_matches(self, trail: Iterable[tuple[str, str]]) -> bool:
+        return dict(trail).get(_ARCHIVE_KEY) == f"sha256:{self.sha256}"
+
+    def _open(self, path: str) -> IO[bytes]:
+        member = self._members.get(path)
+        if member is None:
+            raise ParseError(self.shown_path(path), "no such file in the archive")
+        try:
+            return self._index.open(member)
+        except _READ_ERRORS as error:
+            raise self._unreadable(path, error) from None
+
+    def read_bytes(self, path: str) -> bytes:
+        with self._open(path) as stream:
+            try:
+                data = stream.read()
+            except _READ_ERRORS as error:
+                raise self._unreadable(path, error) from None
+        self._read[path] = ArtifactRecord(path, hashlib.sha256(data).hexdigest(), len(data))
+        return data
+
+    @contextmanager
+    def open_lines(self, path: str) -> Iterator[Iterator[bytes]]:
+        member = self._members.get(path)
+        if member is not None and member.size <= _WHOLE_MEMBER_LIMIT:
+            yield BufferedLines(self.read_bytes(path))
+            return
+        digest = hashlib.sha256()
+        size = 0
+        with self._open(path) as stream:
+
+            def lines() -> Iterator[bytes]:
+                nonlocal size
+                for line in stream:
+                    digest.update(line)
+                    size += len(line)
+                    yield line
+
+            try:
+                yield lines()
+                while chunk := stream.read(_CHUNK):
+                    digest.update(chunk)
+                    size += len(chunk)
+            except _READ_ERRORS as error:
+                raise self._unreadable(path, error) from None
+        self._read[path] = ArtifactRecord(path, digest.hexdigest(), size)
+
+    def _unreadable(self, path: str, error: Exception) -> ParseError:
+        """The error for a member that cannot be read; it refuses the whole archive."""
+        damage = ParseError(
+            self.shown_path(path),
+            f"cannot read from the archive ({error}); the archive is damaged or lies about "
+            "this member, so nothing of it is stored",
+        )
+        self._damage = self._damage or damage
+        return damage
+
+    def artifact(self, path: str) -> ArtifactRecord | None:
+        return self._read.get(path)
+
+    def artifacts(self) -> tuple[ArtifactRecord, ...]:
+        """What was read, for the source's record; a damaged member found meanwhile raises."""
+        if self._damage is not None:
+            raise ParseError(self._damage.path, self._damage.message)
+        return tuple(self._read[p] for p in sorted(self._read))
+
+    def shown_path(self, path: str) -> str:
+        return f"{self.location}/{path}"
+
+
+def _safe_name(name: str, shown: str) -> str:
+    """A member name as a relative POSIX path; hostile names refuse the archive."""
+    text = name.replace("\\", "/")
+    pure = PurePosixPath(text)
+    if (
+        not text
+        or "\x00" in text
+        or pure.is_absolute()
+        or (len(text) > 1 and text[1] == ":")
+        or ".." in pure.parts
+    ):
+        raise ParseError(shown, f"refused: member {name!r} would land outside the archive")
+    return "/".join(part for part in pure.parts if part not in ("", "."))
+
+
+def _check_link(clean: str, link: Symlink, shown: str) -> None:
+    """Refuse a symbolic link whose target is outside the archive."""
+    target = link.target.replace("\\", "/")
+    joined = posixpath.normpath(posixpath.join(posixpath.dirname(clean), target))
+    outside = joined == ".." or joined.startswith("../")
+    if not target or target.startswith("/") or target[1:2] == ":" or outside:
+        raise ParseError(
+            shown,
+            f"refused: member {link.name!r} is a symbolic link to {link.target!r}, "
+            "outside the archive",
+        )
+
+
+def _check_paths(names: set[str], shown: str) -> None:
+    """Refuse a member that sits below another member (a file or link used as a folder)."""
+    folders: set[str] = set()
+    for name in names:
+        parent = name.rpartition("/")[0]
+        while parent and parent not in folders:
+            folders.add(parent)
+            parent = parent.rpartition("/")[0]
+    for folder in sorted(names & folders)[:1]:
+        inside = min(name for name in names if name.startswith(f"{folder}/"))
+        raise ParseError(
+            shown, f"refused: member {inside!r} is inside {folder!r}, which is a file or a link"
+        )
+
+
+def _common_top(members: dict[str, Member]) -> str:
+    tops = {name.split("/", 1)[0] for name in members}
+    if len(tops) != 1 or any("/" not in name for name in members):
+        return ""
+    return tops.pop()
+
+
+def _folders(files: list[str]) -> dict[str, tuple[set[str], list[str]]]:
+    folders: dict[str, tuple[set[str], list[str]]] = {"": (set(), [])}
+    for path in files:
+        parts = path.split("/")
+        for depth in range(len(parts) - 1):
+            parent = "/".join(parts[:depth])
+            folders.setdefault(parent, (set(), []))[0].add(parts[depth])
+        folders.setdefault("/".join(parts[:-1]), (set(), []))[1].append(parts[-1])
+    return folders
+
+
+def _stem(name: str) -> str:
+    for suffix in (".tar.gz", ".tar.bz2", ".tar.xz", ".tgz", ".tar", ".zip"):
+        if name.endswith(suffix):
+            return name[: -len(suffix)]
+    return name
