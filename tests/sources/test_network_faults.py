@@ -275,7 +275,7 @@ FAULTS: dict[str, tuple[Faults, bool, Callable[[int], int]]] = {
 
 def _round_stored(database_url: str) -> None:
     with Store.open(database_url) as store:
-        assert store.count_rows()["result"] == 79
+        assert store.count_rows()["result"] == 82
 
 
 def _nothing_stored(database_url: str) -> None:
@@ -297,7 +297,7 @@ def test_a_pull_through_a_fault_stores_the_whole_round(
     database_url = f"sqlite:///{tmp_path / 'tracker.db'}"
     code, stdout, stderr = _pull(database_url, tmp_path / "cache", base_url)
     assert code == 0, stdout + stderr
-    assert "79 runs (mlperf-inference), 79 results stored" in stdout
+    assert "82 runs (mlperf-inference), 82 results stored" in stdout
     _round_stored(database_url)
     cached = _only_whole_downloads(tmp_path / "cache" / "downloads")
     assert [p.name for p in cached] == [f"{REF}.tar.gz", "meta.json"]
