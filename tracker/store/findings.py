@@ -1,0 +1,149 @@
+"""Findings: one analysis run's findings saved by fingerprint, listed, and triaged."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import Engine, select
+from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.orm import Session
+from sqlmodel import col
+
+from tracker.errors import StoreError
+from tracker.records import FINDING_STATUSES, FindingRecord, FindingsSaved, StoredFinding
+from tracker.store.engine import writing
+from tracker.store.models import Finding, SoftwareVersion
+
+__all__ = ["list_findings", "save_findings", "set_finding_status"]
+
+
+def save_findings(
+    engine: Engine,
+    findings: Sequence[FindingRecord],
+    analysed_at: datetime,
+    evaluated: Callable[[StoredFinding], bool],
+) -> FindingsSaved:
+    """Store one analysis run's findings (see :meth:`tracker.store.facade.Store.save_findings`)."""
+    try:
+        with Session(writing(engine)) as session, session.begin():
+            return _save_findings(session, findings, analysed_at, evaluated)
+    except SQLAlchemyError as error:
+        raise StoreError(f"could not store the findings: {error}; nothing changed") from None
+
+
+def list_findings(engine: Engine, status: str | None) -> list[StoredFinding]:
+    """Stored findings, oldest first; only those with ``status`` when given."""
+    query = select(Finding).order_by(col(Finding.id))
+    if status is not None:
+        query = query.where(col(Finding.status) == _checked_status(status))
+    with Session(engine) as session:
+        return [_stored_finding(row) for row in session.scalars(query)]
+
+
+def set_finding_status(
+    engine: Engine, finding_id: int, status: str, note: str | None
+) -> StoredFinding:
+    """Set one finding's status and note."""
+    with Session(writing(engine)) as session, session.begin():
+        row = session.get(Finding, finding_id)
+        if row is None:
+            raise StoreError(
+                f"no finding has id {finding_id}; list them with `tracker findings --status all`"
+            )
+        row.status = _checked_status(status)
+        row.status_note = note
+        row.updated_at = datetime.now(UTC)
+        session.flush()
+        return _stored_finding(row)
+
+
+def _checked_status(status: str) -> str:
+    if status not in FINDING_STATUSES:
+        raise StoreError(
+            f"unknown finding status {status!r}; use one of {', '.join(FINDING_STATUSES)}"
+        )
+    return status
+
+
+def _save_findings(
+    session: Session,
+    findings: Sequence[FindingRecord],
+    at: datetime,
+    evaluated: Callable[[StoredFinding], bool],
+) -> FindingsSaved:
+    versions: dict[tuple[str | None, str | None], int | None] = {
+        (software, version): vid
+        for software, version, vid in session.execute(
+            select(
+                col(SoftwareVersion.software), col(SoftwareVersion.version), col(SoftwareVersion.id)
+            )
+        )
+    }
+    stored = {row.fingerprint: row for row in session.scalars(select(Finding))}
+    counts = dict.fromkeys(("new", "updated", "reopened", "closed", "no_longer_found"), 0)
+    when = f"{at:%Y-%m-%d %H:%M} UTC"
+    seen: set[str] = set()
+    for record in findings:
+        if record.fingerprint in seen:
+            continue
+        seen.add(record.fingerprint)
+        values: dict[str, Any] = {
+            "kind": record.kind,
+            "series_key": record.series_key,
+            "method": record.method,
+            "change_pct": record.change_pct,
+            "evidence": dict(record.evidence),
+            "baseline_version_id": versions.get((record.software, record.baseline_version)),
+            "candidate_version_id": versions.get((record.software, record.candidate_version)),
+            "is_current": True,
+            "updated_at": at,
+        }
+        row = stored.get(record.fingerprint)
+        if row is None:
+            session.add(Finding(fingerprint=record.fingerprint, created_at=at, **values))
+            counts["new"] += 1
+            continue
+        if row.status == "fixed" and not row.is_current:
+            row.status, row.status_note = "open", f"reopened by the analysis of {when}: found again"
+            counts["reopened"] += 1
+        else:
+            counts["updated"] += 1
+        for name, value in values.items():
+            setattr(row, name, value)
+    for fingerprint, row in stored.items():
+        if fingerprint in seen or not row.is_current or not evaluated(_stored_finding(row)):
+            continue
+        row.is_current, row.updated_at = False, at
+        if row.status == "open":
+            row.status, row.status_note = (
+                "fixed",
+                f"closed by the analysis of {when}: no longer found",
+            )
+            counts["closed"] += 1
+        else:
+            counts["no_longer_found"] += 1
+    return FindingsSaved(**counts)
+
+
+def _stored_finding(row: Finding) -> StoredFinding:
+    assert row.id is not None
+    evidence = dict(row.evidence)
+    baseline, candidate = evidence.get("baseline"), evidence.get("candidate")
+    return StoredFinding(
+        id=row.id,
+        fingerprint=row.fingerprint,
+        kind=row.kind,
+        series_key=row.series_key,
+        method=row.method,
+        baseline_version=baseline if isinstance(baseline, str) else None,
+        candidate_version=candidate if isinstance(candidate, str) else None,
+        change_pct=row.change_pct,
+        evidence=evidence,
+        status=row.status,
+        status_note=row.status_note,
+        is_current=row.is_current,
+        created_at=row.created_at,
+        updated_at=row.updated_at,
+    )

@@ -1,0 +1,232 @@
+"""Reading: the queries behind :class:`tracker.store.facade.Store`'s lists and streams.
+
+The streams of every result (analysis samples, series points) read the small
+label tables first and then the results by their ids alone, in batches, so
+memory stays bounded and no row is joined; the export and the sweeps join the
+labels in the query (:func:`_join_labels`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any, TypeVarTuple
+
+from sqlalchemy import Connection, Engine, Select, func, inspect, select
+from sqlalchemy.orm import Session
+from sqlmodel import col
+
+from tracker.records import AnalysisSample, ExportRow, SeriesPoint, SweepSample, VersionInfo
+from tracker.store.models import (
+    Artifact,
+    Benchmark,
+    Metric,
+    Result,
+    SoftwareVersion,
+    Source,
+    System,
+)
+from tracker.store.rows import Labels, export_row, group_points, sweep_sample
+
+__all__ = [
+    "count_rows",
+    "has_source",
+    "iter_analysis_samples",
+    "iter_export_rows",
+    "iter_series_points",
+    "iter_sweep_samples",
+    "list_versions",
+]
+
+
+def count_rows(engine: Engine) -> dict[str, int]:
+    """Rows per table."""
+    counts: dict[str, int] = {}
+    with Session(engine) as session:
+        for model in (Source, Artifact, System, SoftwareVersion, Benchmark, Metric, Result):
+            table = inspect(model).local_table
+            name = str(model.__tablename__)
+            counts[name] = session.scalar(select(func.count()).select_from(table)) or 0
+    return counts
+
+
+def has_source(engine: Engine, identity_sha256: str) -> bool:
+    """Whether a source with this identity (content + labels) is stored."""
+    with Session(engine) as session:
+        found = session.scalar(
+            select(col(Source.id)).where(col(Source.identity_sha256) == identity_sha256)
+        )
+        return found is not None
+
+
+def list_versions(engine: Engine) -> list[VersionInfo]:
+    """Every known software version, unordered."""
+    with Session(engine) as session:
+        rows = session.scalars(select(SoftwareVersion)).all()
+        return [
+            VersionInfo(
+                software=v.software,
+                version=v.version,
+                sort_key=v.sort_key,
+                release_date=v.release_date,
+            )
+            for v in rows
+        ]
+
+
+def iter_export_rows(engine: Engine, batch_size: int) -> Iterator[ExportRow]:
+    """Every stored result with its labels, streamed in a stable order."""
+    query = (
+        _join_labels(select(Result, Source, System, SoftwareVersion, Benchmark, Metric, Artifact))
+        .join(Artifact, col(Result.artifact_id) == col(Artifact.id))
+        .order_by(col(Result.id))
+        .execution_options(yield_per=batch_size)
+    )
+    with Session(engine) as session:
+        for row in session.execute(query):
+            yield export_row(*row)
+
+
+def iter_series_points(engine: Engine, order: str, batch_size: int) -> Iterator[SeriesPoint]:
+    """One point per (series, version), grouped by ``order`` (see ``Store.iter_series_points``)."""
+    if order not in _POINT_ORDERS:
+        raise ValueError(f"order must be one of {sorted(_POINT_ORDERS)}, not {order!r}")
+    with engine.connect() as connection:
+        labels = _analysis_labels(connection)
+        examples = {
+            source: bool(example)
+            for source, example in connection.execute(
+                select(col(Source.id), col(Source.is_example))
+            )
+        }
+        query = select(*_POINT_COLUMNS).order_by(*_POINT_ORDERS[order], col(Result.id))
+        rows = connection.execution_options(yield_per=batch_size).execute(query)
+        yield from group_points(rows, labels, examples)
+
+
+def iter_analysis_samples(engine: Engine, batch_size: int) -> Iterator[AnalysisSample]:
+    """Every stored result as the analysis reads it, valid or not, streamed by id."""
+    with engine.connect() as connection:
+        labels = _analysis_labels(connection)
+        versions, systems = labels[SoftwareVersion], labels[System]
+        benchmarks, metrics = labels[Benchmark], labels[Metric]
+        query = select(*_ANALYSIS_COLUMNS).order_by(col(Result.id))
+        rows = connection.execution_options(yield_per=batch_size).execute(query)
+        for system, version, benchmark, metric, workload, value, valid, stack, sweep in rows:
+            sv, sy, bm, mt = (
+                versions[version],
+                systems[system],
+                benchmarks[benchmark],
+                metrics[metric],
+            )
+            yield AnalysisSample(
+                sv[0], sv[1], sy[0], sy[1], sy[2], sy[3], sy[4], sy[5], sy[6], sy[7],
+                bm[0], bm[1], workload, mt[0], mt[1], mt[2], value, valid, stack, sweep,
+            )  # fmt: skip
+
+
+def iter_sweep_samples(engine: Engine, metric: str) -> Iterator[SweepSample]:
+    """The points of every sweep (results with a sweep key), their ``metric`` result only."""
+    query = (
+        _join_labels(select(*_SWEEP_COLUMNS))
+        .where(col(Result.sweep_key).is_not(None), col(Metric.name) == metric)
+        .order_by(col(Result.sweep_key), col(Result.id))
+    )
+    with Session(engine) as session:
+        for row in session.execute(query.execution_options(yield_per=2000)):
+            yield sweep_sample(*row)
+
+
+_ANALYSIS_COLUMNS = (
+    col(Result.system_id),
+    col(Result.software_version_id),
+    col(Result.benchmark_id),
+    col(Result.metric_id),
+    col(Result.workload),
+    col(Result.value),
+    col(Result.is_valid),
+    col(Result.software_stack),
+    col(Result.sweep_key),
+)
+_LABEL_COLUMNS: dict[type[Any], tuple[Any, ...]] = {
+    SoftwareVersion: (col(SoftwareVersion.software), col(SoftwareVersion.version)),
+    System: (
+        col(System.key),
+        col(System.name),
+        col(System.submitter),
+        col(System.division),
+        col(System.accelerator),
+        col(System.nodes),
+        col(System.accelerators_total),
+        col(System.host_cpu),
+    ),
+    Benchmark: (col(Benchmark.name), col(Benchmark.scenario)),
+    Metric: (col(Metric.name), col(Metric.unit), col(Metric.higher_is_better)),
+}
+"""With the results' columns, in the order of :class:`AnalysisSample`'s fields."""
+
+
+def _analysis_labels(connection: Connection) -> Labels:
+    """Each label table as id → its columns of :data:`_LABEL_COLUMNS`."""
+    return {
+        model: {row[0]: tuple(row[1:]) for row in connection.execute(select(model.id, *columns))}
+        for model, columns in _LABEL_COLUMNS.items()
+    }
+
+
+_SWEEP_COLUMNS = (
+    col(Result.sweep_key),
+    col(Result.workload),
+    col(SoftwareVersion.software),
+    col(SoftwareVersion.version),
+    col(System.key),
+    col(Benchmark.name),
+    col(Benchmark.scenario),
+    col(System.accelerator),
+    col(System.accelerators_total),
+    col(Result.concurrency),
+    col(Result.value),
+    col(Result.is_valid),
+    col(Result.extra),
+)
+
+_Ts = TypeVarTuple("_Ts")
+
+
+def _join_labels(query: Select[*_Ts]) -> Select[*_Ts]:
+    """Join a query over results to the tables that label them."""
+    return (
+        query.join(Source, col(Result.source_id) == col(Source.id))
+        .join(System, col(Result.system_id) == col(System.id))
+        .join(SoftwareVersion, col(Result.software_version_id) == col(SoftwareVersion.id))
+        .join(Benchmark, col(Result.benchmark_id) == col(Benchmark.id))
+        .join(Metric, col(Result.metric_id) == col(Metric.id))
+    )
+
+
+_POINT_COLUMNS = (
+    col(Result.software_version_id),
+    col(Result.system_id),
+    col(Result.benchmark_id),
+    col(Result.metric_id),
+    col(Result.workload),
+    col(Result.value),
+    col(Result.is_valid),
+    col(Result.source_id),
+)
+_POINT_ORDERS: dict[str, tuple[Any, ...]] = {
+    "benchmark": (
+        col(Result.benchmark_id),
+        col(Result.system_id),
+        col(Result.software_version_id),
+        col(Result.metric_id),
+        col(Result.workload),
+    ),
+    "system": (
+        col(Result.system_id),
+        col(Result.benchmark_id),
+        col(Result.software_version_id),
+        col(Result.metric_id),
+        col(Result.workload),
+    ),
+}
+"""What :meth:`Store.iter_series_points` reads, and its orders: a point's rows are adjacent."""

@@ -1,0 +1,301 @@
+"""Writing a source: its artifacts, results and the systems, versions, benchmarks
+and metrics they refer to, in one transaction, retried when a concurrent writer
+conflicts with it.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from typing import Any, cast
+
+from sqlalchemy import Engine, Table, insert, inspect, select
+from sqlalchemy.exc import DBAPIError, SQLAlchemyError
+from sqlalchemy.orm import Session
+from sqlmodel import col
+
+from tracker.errors import StoreError
+from tracker.records import MetricRecord, ResultRecord, SoftwareRecord, SourceRecord, SystemRecord
+from tracker.store.engine import SAVE_ATTEMPTS, conflict, retry_delay, writing
+from tracker.store.models import (
+    Artifact,
+    Benchmark,
+    Metric,
+    Result,
+    SoftwareVersion,
+    Source,
+    System,
+)
+from tracker.versions import version_sort_key
+
+__all__ = ["SaveOutcome", "save_source"]
+
+_BATCH = 2000
+_RESULT_TABLE = cast(Table, inspect(Result).local_table)  # Core inserts: cheaper per row
+_ARTIFACT_TABLE = cast(Table, inspect(Artifact).local_table)
+
+
+@dataclass(frozen=True, slots=True)
+class SaveOutcome:
+    """What one :meth:`Store.save_source` call did."""
+
+    source_was_known: bool
+    results_stored: int
+    results_already_stored: int
+    retries: int = 0
+    """Times the transaction was rolled back and run again after a conflict with a
+    concurrent writer (a deadlock, a serialization failure, a row another process
+    inserted first, a SQLite lock held too long)."""
+
+
+def save_source(
+    engine: Engine, source: SourceRecord, results: Sequence[ResultRecord]
+) -> SaveOutcome:
+    """Store a source and its results in one transaction, retried after conflicts.
+
+    See :meth:`tracker.store.facade.Store.save_source`.
+    """
+    retry = 0
+    while True:
+        try:
+            with Session(writing(engine)) as session, session.begin():
+                outcome = _Writer(session).save(source, results)
+            return replace(outcome, retries=retry)
+        except DBAPIError as error:
+            cause = conflict(error)
+            if cause is None:
+                raise StoreError(
+                    f"could not store {source.location}: {error}; nothing of it was stored"
+                ) from None
+            if retry + 1 == SAVE_ATTEMPTS:
+                raise StoreError(
+                    f"could not store {source.location}: {cause} made each of "
+                    f"{SAVE_ATTEMPTS} tries fail ({error.orig}); nothing of it was stored; "
+                    "run the ingest again"
+                ) from None
+        except SQLAlchemyError as error:
+            raise StoreError(
+                f"could not store {source.location}: {error}; nothing of it was stored"
+            ) from None
+        time.sleep(retry_delay(retry))
+        retry += 1
+
+
+class _Writer:
+    """Get-or-create helpers for one transaction, with per-transaction caches."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+        self.systems: dict[str, int] = {}
+        self.versions: dict[tuple[str, str], int] = {}
+        self.benchmarks: dict[tuple[str, str], int] = {}
+        self.metrics: dict[tuple[str, str], int] = {}
+
+    def save(self, source: SourceRecord, results: Sequence[ResultRecord]) -> SaveOutcome:
+        known = self.session.scalar(
+            select(col(Source.id)).where(col(Source.identity_sha256) == source.identity_sha256)
+        )
+        if known is not None:
+            return SaveOutcome(True, 0, len(results))
+        source_row = Source(
+            kind=source.kind,
+            location=source.location,
+            content_sha256=source.content_sha256,
+            identity_sha256=source.identity_sha256,
+            is_example=source.is_example,
+            ingested_at=datetime.now(UTC),
+        )
+        self.session.add(source_row)
+        self.session.flush()
+        assert source_row.id is not None
+        artifacts = self._save_artifacts(source_row.id, source)
+        fresh = self._new_results(results)
+        self._prepare_systems(record.system for _key, record in fresh)
+        rows = [self._result_values(source_row.id, artifacts, key, r) for key, r in fresh]
+        for start in range(0, len(rows), _BATCH):
+            self.session.execute(insert(_RESULT_TABLE), rows[start : start + _BATCH])
+        return SaveOutcome(False, len(fresh), len(results) - len(fresh))
+
+    def _save_artifacts(self, source_id: int, source: SourceRecord) -> dict[str, int]:
+        rows = [
+            {"source_id": source_id, "path": a.path, "sha256": a.sha256, "size_bytes": a.size_bytes}
+            for a in source.artifacts
+        ]
+        for start in range(0, len(rows), _BATCH):
+            self.session.execute(insert(_ARTIFACT_TABLE), rows[start : start + _BATCH])
+        found = self.session.execute(
+            select(col(Artifact.path), col(Artifact.id)).where(col(Artifact.source_id) == source_id)
+        )
+        return {path: artifact_id for path, artifact_id in found if artifact_id is not None}
+
+    def _new_results(self, results: Sequence[ResultRecord]) -> list[tuple[str, ResultRecord]]:
+        """The results not stored yet, with their sample keys (computed once)."""
+        unique = {r.sample_key: r for r in results}
+        keys = list(unique)
+        stored: set[str] = set()
+        for start in range(0, len(keys), 500):
+            chunk = keys[start : start + 500]
+            stored.update(
+                self.session.scalars(
+                    select(col(Result.sample_key)).where(col(Result.sample_key).in_(chunk))
+                )
+            )
+        return [(key, record) for key, record in unique.items() if key not in stored]
+
+    def _prepare_systems(self, records: Iterable[SystemRecord]) -> None:
+        """Find or create every system of a batch with a few queries, not a few per system."""
+        wanted = {r.key: r for r in records if r.key not in self.systems}
+        keys = list(wanted)
+        for start in range(0, len(keys), 500):
+            chunk = keys[start : start + 500]
+            for row in self.session.scalars(select(System).where(col(System.key).in_(chunk))):
+                _fill_system_gaps(row, wanted[row.key])
+                assert row.id is not None
+                self.systems[row.key] = row.id
+        missing = [wanted[k] for k in keys if k not in self.systems]
+        if not missing:
+            return
+        self.session.flush()
+        for start in range(0, len(missing), _BATCH):
+            batch = missing[start : start + _BATCH]
+            self.session.execute(
+                insert(System), [{"key": r.key, **_system_fields(r)} for r in batch]
+            )
+            created = self.session.execute(
+                select(col(System.key), col(System.id)).where(
+                    col(System.key).in_([r.key for r in batch])
+                )
+            )
+            self.systems.update({key: sid for key, sid in created if sid is not None})
+
+    def _result_values(
+        self, source_id: int, artifacts: dict[str, int], key: str, r: ResultRecord
+    ) -> dict[str, Any]:
+        if r.artifact_path not in artifacts:
+            raise StoreError(f"result refers to {r.artifact_path}, which is not in its source")
+        return {
+            "sample_key": key,
+            "source_id": source_id,
+            "artifact_id": artifacts[r.artifact_path],
+            "line": r.line,
+            "system_id": self._system_id(r.system),
+            "software_version_id": self._version_id(r.software),
+            "benchmark_id": self._benchmark_id(r.benchmark, r.scenario),
+            "metric_id": self._metric_id(r.metric),
+            "workload": r.workload,
+            "concurrency": r.concurrency,
+            "value": r.value,
+            "is_valid": r.is_valid,
+            "run_label": r.run_label,
+            "sweep_key": r.sweep_key,
+            "software_stack": r.software_stack,
+            "location": r.location,
+            "round": r.round,
+            "extra": dict(r.extra),
+        }
+
+    def _system_id(self, record: SystemRecord) -> int:
+        """The row of a system, created on first sight; details it lacks are filled in.
+
+        A system seen again with details the row does not have yet (a system first
+        named by a local run's label, later described by an MLPerf system JSON)
+        gets them; details already stored are never overwritten, so the outcome
+        does not depend on the order of ingestion.
+        """
+        if record.key not in self.systems:
+            row = self.session.scalar(select(System).where(col(System.key) == record.key))
+            if row is None:
+                row = System(key=record.key, **_system_fields(record))
+                self.session.add(row)
+            else:
+                _fill_system_gaps(row, record)
+            self.session.flush()
+            assert row.id is not None
+            self.systems[record.key] = row.id
+        return self.systems[record.key]
+
+    def _version_id(self, record: SoftwareRecord) -> int:
+        key = (record.software, record.version)
+        if key not in self.versions:
+            row = self.session.scalar(
+                select(SoftwareVersion).where(
+                    col(SoftwareVersion.software) == record.software,
+                    col(SoftwareVersion.version) == record.version,
+                )
+            )
+            if row is None:
+                row = SoftwareVersion(
+                    software=record.software,
+                    version=record.version,
+                    sort_key=version_sort_key(record.version),
+                    release_date=record.release_date,
+                    stack=record.stack,
+                )
+                self.session.add(row)
+                self.session.flush()
+            assert row.id is not None
+            self.versions[key] = row.id
+        return self.versions[key]
+
+    def _benchmark_id(self, name: str, scenario: str) -> int:
+        key = (name, scenario)
+        if key not in self.benchmarks:
+            row = self.session.scalar(
+                select(Benchmark).where(
+                    col(Benchmark.name) == name, col(Benchmark.scenario) == scenario
+                )
+            )
+            if row is None:
+                row = Benchmark(name=name, scenario=scenario)
+                self.session.add(row)
+                self.session.flush()
+            assert row.id is not None
+            self.benchmarks[key] = row.id
+        return self.benchmarks[key]
+
+    def _metric_id(self, record: MetricRecord) -> int:
+        key = (record.name, record.unit)
+        if key not in self.metrics:
+            row = self.session.scalar(
+                select(Metric).where(
+                    col(Metric.name) == record.name, col(Metric.unit) == record.unit
+                )
+            )
+            if row is None:
+                row = Metric(
+                    name=record.name, unit=record.unit, higher_is_better=record.higher_is_better
+                )
+                self.session.add(row)
+                self.session.flush()
+            elif row.higher_is_better != record.higher_is_better:
+                raise StoreError(
+                    f"metric {record.name} ({record.unit}) is stored as "
+                    f"{'higher' if row.higher_is_better else 'lower'} is better; "
+                    "a parser now says the opposite: fix the parser's metric table"
+                )
+            assert row.id is not None
+            self.metrics[key] = row.id
+        return self.metrics[key]
+
+
+def _fill_system_gaps(row: System, record: SystemRecord) -> None:
+    for name, value in _system_fields(record).items():
+        if value is not None and getattr(row, name) is None:
+            setattr(row, name, value)
+
+
+def _system_fields(record: SystemRecord) -> dict[str, Any]:
+    return {
+        "name": record.name,
+        "submitter": record.submitter,
+        "accelerator": record.accelerator,
+        "accelerators_per_node": record.accelerators_per_node,
+        "nodes": record.nodes,
+        "accelerators_total": record.accelerators_total,
+        "host_cpu": record.host_cpu,
+        "division": record.division,
+        "availability": record.availability,
+        "raw_json": record.raw_json,
+    }
