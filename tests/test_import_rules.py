@@ -3,11 +3,18 @@
 The rules are data (:data:`RULES`); :func:`check_module` reads a module's
 source with :mod:`ast` and reports every import, call or name a rule forbids.
 One test per module names the module, the line and the rule that was broken.
+
+The layers are an allow-list (:data:`LAYERS`): for each package of ``tracker``,
+the packages of ``tracker`` it may import. The rules are about what a module
+loads when it runs: imports under ``if TYPE_CHECKING:`` are for the type
+checker only, and no import rule applies to them.
 """
 
 from __future__ import annotations
 
 import ast
+import json
+import subprocess
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -44,6 +51,9 @@ class Rule:
     """Method names the module may not call on any object, such as ``read_bytes``."""
     forbidden_names: tuple[str, ...] = ()
     """Dotted names the module may not use or import, such as ``os.environ``."""
+    only_tracker_imports: tuple[str, ...] | None = None
+    """When set, the only packages of ``tracker`` the module may import (its layer's
+    allow-list); other packages are left to the other rules."""
 
     def applies_to(self, module: str) -> bool:
         return any(_inside(module, p) for p in self.scope) and not any(
@@ -56,6 +66,118 @@ PARSERS_ARE_PURE = (
 )
 DATABASE = ("sqlalchemy", "sqlmodel", "alembic")
 DATABASE_LAYER = ("tracker.store",)
+
+ANYTHING = ("tracker",)
+LAYERS: dict[str, tuple[str, ...]] = {
+    # The package itself (and any top-level module not listed below).
+    "tracker": ("tracker.errors",),
+    # Leaves: records, errors and helpers that import no other part of tracker.
+    "tracker.errors": (),
+    "tracker.records": (),
+    "tracker.analysis_records": (),
+    "tracker.paths": (),
+    "tracker.text_safety": (),
+    "tracker.versions": ("tracker.records",),
+    # Pure parsing and reading.
+    "tracker.parsers": ("tracker.records", "tracker.errors", "tracker.parsers"),
+    "tracker.sources": ("tracker.errors", "tracker.records", "tracker.sources"),
+    "tracker.readers": (
+        "tracker.parsers",
+        "tracker.records",
+        "tracker.errors",
+        "tracker.sources",
+        "tracker.readers",
+    ),
+    "tracker.analysis": ("tracker.records", "tracker.errors", "tracker.analysis"),
+    # The database.
+    "tracker.store": (
+        "tracker.records",
+        "tracker.errors",
+        "tracker.versions",
+        "tracker.paths",
+        "tracker.store",
+    ),
+    # Use cases: they never import a parser.
+    "tracker.ingest": (
+        "tracker.sources",
+        "tracker.readers",
+        "tracker.store",
+        "tracker.records",
+        "tracker.errors",
+        "tracker.versions",
+        "tracker.ingest",
+    ),
+    "tracker.analyze": (
+        "tracker.analysis",
+        "tracker.analysis_records",
+        "tracker.records",
+        "tracker.errors",
+        "tracker.versions",
+        "tracker.store",
+        "tracker.analyze",
+    ),
+    "tracker.gate": (
+        "tracker.analyze",
+        "tracker.analysis",
+        "tracker.analysis_records",
+        "tracker.records",
+        "tracker.errors",
+        "tracker.versions",
+        "tracker.store",
+        "tracker.gate",
+        "tracker.report.urls",
+    ),
+    "tracker.report": (
+        "tracker.records",
+        "tracker.analysis_records",
+        "tracker.errors",
+        "tracker.versions",
+        "tracker.paths",
+        "tracker.text_safety",
+        "tracker.analysis",
+        "tracker.report",
+    ),
+    # Gathers the report's input: the one report module that reads the store and analyses.
+    "tracker.report.publish": (
+        "tracker.records",
+        "tracker.analysis_records",
+        "tracker.errors",
+        "tracker.versions",
+        "tracker.paths",
+        "tracker.analysis",
+        "tracker.report",
+        "tracker.store",
+        "tracker.analyze",
+    ),
+    # The demo may use every layer but the CLI (checked by its own rule).
+    "tracker.demo": ANYTHING,
+    "tracker.cli": ANYTHING,
+    "tracker.__main__": ANYTHING,
+}
+"""Each layer (a package or module of tracker) → the packages of tracker it may import.
+
+A module belongs to the innermost layer it is inside of; anything it imports from
+its own layer is allowed because each layer lists itself.
+"""
+
+USE_CASES = ("tracker.ingest", "tracker.analyze", "tracker.gate", "tracker.demo")
+
+
+def _layer_rules() -> tuple[Rule, ...]:
+    """One allow-list rule per layer, each exempting the layers nested inside it."""
+    rules = []
+    for layer, allowed in LAYERS.items():
+        inner = tuple(other for other in LAYERS if other.startswith(layer + "."))
+        rules.append(
+            Rule(
+                name=f"layer {layer} imports only {', '.join(allowed) or 'nothing'} from tracker",
+                scope=(layer,),
+                exempt=inner,
+                only_tracker_imports=allowed,
+            )
+        )
+    return tuple(rules)
+
 
 RULES: tuple[Rule, ...] = (
     Rule(
@@ -136,6 +258,28 @@ RULES: tuple[Rule, ...] = (
         scope=("tracker",),
         forbidden_imports=("ingest", "tests"),
     ),
+    Rule(
+        name="use cases never import a parser: readers call them",
+        scope=USE_CASES,
+        forbidden_imports=("tracker.parsers",),
+    ),
+    Rule(
+        name="only the CLI imports the CLI",
+        scope=("tracker",),
+        exempt=("tracker.cli", "tracker.__main__"),
+        forbidden_imports=("tracker.cli",),
+    ),
+    Rule(
+        name="tracker.analysis_records imports nothing but the stdlib at run time",
+        scope=("tracker.analysis_records",),
+        only_imports=(STDLIB,),
+    ),
+    Rule(
+        name="the report's links import only the stdlib (the gate imports them)",
+        scope=("tracker.report.urls",),
+        only_imports=(STDLIB,),
+    ),
+    *_layer_rules(),
 )
 
 
@@ -152,6 +296,23 @@ class Violation:
 
 def _inside(module: str, package: str) -> bool:
     return module == package or module.startswith(package + ".")
+
+
+def _is_type_checking(test: ast.expr) -> bool:
+    """``TYPE_CHECKING`` or ``typing.TYPE_CHECKING``."""
+    if isinstance(test, ast.Name):
+        return test.id == "TYPE_CHECKING"
+    return isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+
+
+def _type_checking_only(tree: ast.Module) -> set[int]:
+    """The ids of the nodes inside ``if TYPE_CHECKING:`` bodies (never run)."""
+    skipped: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and _is_type_checking(node.test):
+            for child in node.body:
+                skipped.update(id(n) for n in ast.walk(child))
+    return skipped
 
 
 def _is_stdlib(module: str) -> bool:
@@ -183,8 +344,12 @@ def _imports(
     """Every module imported, with relative imports resolved to absolute names.
 
     ``from X import n`` imports ``X.n`` when that is a known module, else ``X``.
+    Imports under ``if TYPE_CHECKING:`` are left out: they never run.
     """
+    skipped = _type_checking_only(tree)
     for node in ast.walk(tree):
+        if id(node) in skipped:
+            continue
         if isinstance(node, ast.Import):
             for alias in node.names:
                 yield _Import(node.lineno, alias.name)
@@ -264,6 +429,13 @@ def check_module(
             for banned in rule.forbidden_imports:
                 if _inside(imp.module, banned):
                     found.add(Violation(path, imp.line, rule.name, f"imports {imp.module}"))
+            allowed_here = rule.only_tracker_imports
+            if (
+                allowed_here is not None
+                and _inside(imp.module, "tracker")
+                and not any(_inside(imp.module, allowed) for allowed in allowed_here)
+            ):
+                found.add(Violation(path, imp.line, rule.name, f"imports {imp.module}"))
         for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
                 for alias in node.names:
@@ -323,6 +495,11 @@ def _violations(module: str, source: str, *, is_package: bool = False) -> list[V
 
 def _rules_broken(module: str, source: str, *, is_package: bool = False) -> set[str]:
     return {v.rule for v in _violations(module, source, is_package=is_package)}
+
+
+def _found(module: str, source: str, *, is_package: bool = False) -> list[tuple[int, str]]:
+    """The lines and what was found there, whatever rules (one or several) it broke."""
+    return sorted({(v.line, v.what) for v in _violations(module, source, is_package=is_package)})
 
 
 def test_parser_module_may_not_import_the_database() -> None:
@@ -413,7 +590,7 @@ def test_non_cli_module_printing_is_reported_with_its_line() -> None:
 
 def test_report_may_not_import_the_store_or_ingest() -> None:
     source = "from tracker.store.facade import Store\nfrom tracker.ingest.run import read_job\n"
-    assert [(v.line, v.what) for v in _violations("tracker.report.fake", source)] == [
+    assert _found("tracker.report.fake", source) == [
         (1, "imports tracker.store.facade"),
         (2, "imports tracker.ingest.run"),
     ]
@@ -452,7 +629,96 @@ def test_tracker_may_not_import_the_top_level_ingest_or_tests_packages() -> None
 
 def test_relative_imports_resolve_against_the_package() -> None:
     source = "from ..store import Store\n"
-    (violation,) = _violations("tracker.report.render", source)
-    assert violation.what == "imports tracker.store"
-    (violation,) = _violations("tracker.report", "from ..store import Store\n", is_package=True)
-    assert violation.what == "imports tracker.store"
+    assert _found("tracker.report.render", source) == [(1, "imports tracker.store")]
+    assert _found("tracker.report", source, is_package=True) == [(1, "imports tracker.store")]
+
+
+def test_every_module_belongs_to_a_layer_with_one_allow_list() -> None:
+    for module in MODULES:
+        layers = [r for r in RULES if r.only_tracker_imports is not None and r.applies_to(module)]
+        assert len(layers) == 1, (module, [r.name for r in layers])
+
+
+def test_a_layer_may_import_only_its_allowed_packages() -> None:
+    assert _violations("tracker.parsers.fake", "from tracker.records import Labels\n") == []
+    source = "from tracker.analyze.run import x\n"
+    assert _found("tracker.analysis.fake", source) == [(1, "imports tracker.analyze.run")]
+    assert any(
+        rule.startswith("layer tracker.analysis imports only")
+        for rule in _rules_broken("tracker.analysis.fake", source)
+    )
+    allowed = "from tracker.store.facade import Store\nfrom tracker.analyze.run import analyse\n"
+    assert _violations("tracker.report.publish", allowed) == []
+    assert _rules_broken("tracker.report.pages_fake", allowed)
+
+
+def test_a_use_case_never_imports_a_parser() -> None:
+    source = "from tracker.parsers.serving import OUTPUT_TOKENS_PER_S\n"
+    for module in ("tracker.analyze.run", "tracker.gate.decision", "tracker.ingest.run"):
+        assert "use cases never import a parser: readers call them" in _rules_broken(module, source)
+    assert _violations("tracker.readers.fake", source) == []
+
+
+def test_the_gate_may_link_into_the_report_but_not_render_it() -> None:
+    assert _violations("tracker.gate.output", "from tracker.report.urls import slug\n") == []
+    assert _violations("tracker.gate.output", "from tracker.report.common import slug\n")
+
+
+def test_imports_for_type_checking_only_are_not_run_time_imports() -> None:
+    source = (
+        "from typing import TYPE_CHECKING\n"
+        "if TYPE_CHECKING:\n"
+        "    from tracker.analysis import CostEstimate\n"
+        "else:\n"
+        "    import numpy\n"
+    )
+    (violation,) = _violations("tracker.records", source)
+    assert (violation.line, violation.what) == (5, "imports numpy")
+    typed = "import typing\nif typing.TYPE_CHECKING:\n    from tracker.store import Store\n"
+    assert _violations("tracker.parsers.fake", typed) == []
+
+
+MAX_LINES = 400
+
+
+def test_no_module_is_longer_than_400_lines() -> None:
+    lengths = {m: len(p.read_text(encoding="utf-8").splitlines()) for m, p in MODULES.items()}
+    assert {m: n for m, n in lengths.items() if n > MAX_LINES} == {}
+
+
+_LOADED = """
+import importlib, json, sys
+heavy = sys.argv[1].split(",")
+loaded = {}
+for name in sys.argv[2:]:
+    importlib.import_module(name)
+    loaded[name] = sorted(m for m in heavy if m in sys.modules)
+print(json.dumps(loaded))
+"""
+
+
+def _loaded_after(modules: list[str], heavy: tuple[str, ...]) -> dict[str, list[str]]:
+    """For each of ``modules``, imported in turn in a fresh interpreter, which of
+    ``heavy`` are loaded by then."""
+    command = [sys.executable, "-c", _LOADED, ",".join(heavy), *modules]
+    done = subprocess.run(
+        command, cwd=REPO_ROOT, capture_output=True, text=True, check=True, timeout=120
+    )
+    loaded: dict[str, list[str]] = json.loads(done.stdout)
+    return loaded
+
+
+NETWORK_AND_DATABASE = ("sqlalchemy", "sqlmodel", "alembic", "httpx")
+
+
+def test_the_parsers_load_neither_the_database_nor_the_network() -> None:
+    parsers = sorted(m for m in MODULES if _inside(m, "tracker.parsers"))
+    loaded = _loaded_after(parsers, NETWORK_AND_DATABASE)
+    assert loaded == {m: [] for m in parsers}
+
+
+def test_the_report_loads_neither_the_database_nor_the_network() -> None:
+    """Nor, until a page is rendered, the renderer's jinja2, numpy and scipy."""
+    heavy = (*NETWORK_AND_DATABASE, "jinja2", "numpy", "scipy")
+    loaded = _loaded_after(["tracker.report", "tracker.report.urls"], heavy)
+    assert loaded == {"tracker.report": [], "tracker.report.urls": []}

@@ -59,7 +59,7 @@ def test_wheel_ships_templates_migrations_and_ingest_jobs(wheel: Path) -> None:
 
 def test_wheel_ships_the_package_modules(wheel: Path) -> None:
     names = _names(wheel)
-    assert {"tracker/__init__.py", "tracker/paths.py", "tracker/cli.py"} <= names
+    assert {"tracker/__init__.py", "tracker/paths.py", "tracker/cli/__init__.py"} <= names
     assert not any(n.startswith(("tests/", "ingest/", "templates/", "migrations/")) for n in names)
 
 

@@ -11,11 +11,38 @@ catches that one class and prints ``Error: <message>``. The tree::
 
 Messages name the file, field or version concerned and, where there is one,
 the next step for the user.
+
+The exit codes of the ``tracker`` command are defined here once:
+:data:`EXIT_OK`, :data:`EXIT_GATE_FAILED` (a gate found a failing item),
+:data:`EXIT_DATA_ERROR` (usage, configuration or data error, shown as
+``Error: ...``) and :data:`EXIT_STRICT_SUSPECT` (a strict gate whose worst
+result is suspect or inconclusive).
 """
 
 from __future__ import annotations
 
-__all__ = ["ConfigError", "FetchError", "ParseError", "StoreError", "TrackerError"]
+from typing import Final
+
+__all__ = [
+    "EXIT_DATA_ERROR",
+    "EXIT_GATE_FAILED",
+    "EXIT_OK",
+    "EXIT_STRICT_SUSPECT",
+    "ConfigError",
+    "FetchError",
+    "ParseError",
+    "StoreError",
+    "TrackerError",
+]
+
+EXIT_OK: Final = 0
+"""Success; a gate with nothing failing."""
+EXIT_GATE_FAILED: Final = 1
+"""A gate found at least one failing item (a regression not acknowledged)."""
+EXIT_DATA_ERROR: Final = 2
+"""A usage, configuration or data error (``Error: ...`` on stderr)."""
+EXIT_STRICT_SUSPECT: Final = 3
+"""Only with ``gate --strict``: nothing failing, but the worst result is suspect or inconclusive."""
 
 
 class TrackerError(Exception):

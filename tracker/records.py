@@ -17,6 +17,7 @@ from typing import Any
 
 __all__ = [
     "FINDING_STATUSES",
+    "OUTPUT_TOKENS_PER_S",
     "AnalysisSample",
     "ArtifactRecord",
     "ExportRow",
@@ -48,6 +49,10 @@ class MetricRecord:
     name: str
     unit: str
     higher_is_better: bool
+
+
+OUTPUT_TOKENS_PER_S = MetricRecord("output_tokens_per_s", "tokens/s", True)
+"""A serving run's output token throughput: what sweeps are read and analysed by."""
 
 
 @dataclass(frozen=True, slots=True)

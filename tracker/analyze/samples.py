@@ -26,9 +26,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from tracker.analysis import ScalingGroup, SeriesSamples
+from tracker.analysis_records import AXIS_STACK, AXIS_VERSION, SeriesInfo
 from tracker.versions import version_sort_key
 
 __all__ = [
+    "AXIS_STACK",
+    "AXIS_VERSION",
     "Platform",
     "SampleLabels",
     "SampleSet",
@@ -39,31 +42,6 @@ __all__ = [
     "stack_series",
     "version_series",
 ]
-
-AXIS_VERSION = "version"
-AXIS_STACK = "software_stack"
-
-
-@dataclass(frozen=True, slots=True)
-class SeriesInfo:
-    """What a series key stands for (for findings and the report).
-
-    ``axis`` is ``"version"`` for series across software versions and
-    ``"software_stack"`` for configurations of one ``version`` that differ only in
-    software; ``system`` is then the platform (submitter, accelerator and counts).
-    """
-
-    software: str
-    system: str
-    benchmark: str
-    scenario: str
-    workload: str
-    metric: str
-    unit: str
-    higher_is_better: bool
-    axis: str = AXIS_VERSION
-    version: str | None = None
-
 
 Values = dict[str, list[float]]
 Platform = tuple[str, str | None, str | None, str | None, int, int | None, str | None]

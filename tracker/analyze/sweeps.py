@@ -28,50 +28,14 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 
-from tracker.analysis import CostEstimate, Reach, ThroughputAtTarget, estimate_cost, price_for
+from tracker.analysis import CostEstimate, Reach, estimate_cost, price_for
 from tracker.analysis import throughput_at_interactivity as read_front
 from tracker.analysis.interactivity import Interpolation
-from tracker.analyze.samples import SeriesInfo, series_key
+from tracker.analysis_records import SeriesInfo, SweepTarget
+from tracker.analyze.samples import series_key
 from tracker.records import SweepSample
 
 __all__ = ["SweepTarget", "derived_metric", "sweep_targets"]
-
-
-@dataclass(frozen=True, slots=True)
-class SweepTarget:
-    """One sweep read at the interactivity target, with its cost when priced.
-
-    ``result`` holds tokens/s per accelerator when ``accelerators`` is known, else
-    the system's tokens/s (``per_accelerator`` false). ``tokens_per_s_at_target``
-    and ``peak_tokens_per_s`` are always the whole system's.
-    """
-
-    key: str
-    software: str
-    version: str
-    system: str
-    benchmark: str
-    scenario: str
-    curve_workload: str
-    sweep_key: str
-    accelerator: str | None
-    accelerators: int | None
-    result: ThroughputAtTarget
-    tokens_per_s_at_target: float | None
-    peak_tokens_per_s: float | None
-    cost_at_target: CostEstimate | None = None
-    cost_at_peak: CostEstimate | None = None
-    cost_note: str = ""
-
-    @property
-    def per_accelerator(self) -> bool:
-        return self.accelerators is not None
-
-    @property
-    def is_sla_miss(self) -> bool:
-        """No measured point meets the target (the whole front is less interactive)."""
-        front = self.result.front
-        return bool(front) and front[-1][0] < self.result.target_tokens_per_s_per_user
 
 
 def derived_metric(target: float, statistic: str, *, per_accelerator: bool) -> str:

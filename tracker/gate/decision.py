@@ -5,8 +5,9 @@ of ``baseline`` → ``candidate`` (``run_analysis(..., baseline=, candidate=, sa
 nothing is stored, so a gate never changes the findings or their triage) and a
 :class:`~tracker.gate.policy.GatePolicy`, and decides (SPEC §6):
 
-* every comparison gets its verdict again under the policy's floor and q for
-  its series (the q-values stay those of the run's one Benjamini–Hochberg family);
+* every comparison's verdict is decided once, in the analysis, under the policy's
+  floor and q for its series (:func:`gate_settings` passes the policy as the
+  run's thresholds; the q-values stay those of the run's one Benjamini–Hochberg family);
 * ``regression`` items: measured series with a REGRESSION verdict; ``target``
   items: the throughput at the interactivity target regressed, or the candidate's
   sweeps no longer reach the target that the baseline's reached; ``scaling`` items:
@@ -24,24 +25,23 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import date
+from typing import TYPE_CHECKING
 
 from tracker.analysis.defaults import ComparePolicy
 from tracker.analysis.scaling import ScalingFinding, ScalingIssue
 from tracker.analysis.twosample import Method
-from tracker.analysis.verdicts import Comparison, Verdict, verdict_of
+from tracker.analysis.verdicts import Comparison, Verdict
+from tracker.analysis_records import SeriesInfo
 from tracker.analyze.run import AnalysisOutcome, AnalysisSettings, run_analysis
-from tracker.analyze.samples import SeriesInfo
-from tracker.errors import ConfigError
+from tracker.errors import EXIT_GATE_FAILED, EXIT_OK, EXIT_STRICT_SUSPECT, ConfigError
 from tracker.gate.policy import Acknowledgement, GatePolicy
 from tracker.records import VersionInfo
-from tracker.store.facade import Store
 from tracker.versions import order_versions
 
+if TYPE_CHECKING:
+    from tracker.store.facade import Store
+
 __all__ = [
-    "EXIT_DATA_ERROR",
-    "EXIT_PASS",
-    "EXIT_REGRESSION",
-    "EXIT_SUSPECT",
     "GateItem",
     "GateResult",
     "evaluate_gate",
@@ -49,11 +49,6 @@ __all__ = [
     "resolve_pair",
     "run_gate",
 ]
-
-EXIT_PASS = 0
-EXIT_REGRESSION = 1
-EXIT_DATA_ERROR = 2
-EXIT_SUSPECT = 3
 
 STATE_FAILING = "failing"
 STATE_ACKNOWLEDGED = "acknowledged"
@@ -125,14 +120,15 @@ class GateResult:
         doubtful = len(self.with_state(STATE_SUSPECT)) + len(self.with_state(STATE_INCONCLUSIVE))
         acked = len(self.with_state(STATE_ACKNOWLEDGED))
         pair = f"{self.baseline} → {self.candidate}"
-        if self.exit_code == EXIT_REGRESSION:
+        if self.exit_code == EXIT_GATE_FAILED:
             what = f"{failing} regression{'s' if failing != 1 else ''}"
             return f"gate: {self.exit_code} ({what}, {pair})"
-        if self.exit_code == EXIT_SUSPECT:
-            return f"gate: 3 (no regression; {doubtful} suspect or inconclusive, strict, {pair})"
+        if self.exit_code == EXIT_STRICT_SUSPECT:
+            doubts = f"{doubtful} suspect or inconclusive, strict"
+            return f"gate: {EXIT_STRICT_SUSPECT} (no regression; {doubts}, {pair})"
         note = f"; {acked} acknowledged" if acked else ""
         note += f"; {doubtful} suspect or inconclusive" if doubtful else ""
-        return f"gate: 0 (no regression{note}, {pair})"
+        return f"gate: {EXIT_OK} (no regression{note}, {pair})"
 
 
 def resolve_pair(
@@ -194,13 +190,10 @@ def _base_item(info: SeriesInfo, key: str, kind: str, baseline: str, candidate: 
 def _comparison_item(
     c: Comparison, info: SeriesInfo, kind: str, policy: GatePolicy, today: date
 ) -> GateItem | None:
-    ev = c.evidence
-    floor, q_level = policy.threshold_for(ev.key, info.benchmark, info.metric)
-    if floor is not None:
-        ev = replace(ev, floor=floor)
-    verdict = verdict_of(ev, c.q_value, q_level)
+    ev, verdict = c.evidence, c.verdict  # decided under the policy (see gate_settings)
     if verdict is Verdict.NO_CHANGE:
         return None
+    _floor, q_level = policy.threshold_for(ev.key, info.benchmark, info.metric)
     ack = policy.acknowledgement_for(ev.key, ev.candidate, today=today)
     delta = ev.delta_pct
     return replace(
@@ -269,16 +262,8 @@ def _scaling_item(software: str, f: ScalingFinding, policy: GatePolicy, today: d
     key = "|".join((*parts, f"x{f.base_accelerators}->x{f.accelerators}"))
     ack = policy.acknowledgement_for(key, f.version, today=today)
     before = f.baseline_efficiency
-    info = SeriesInfo(
-        software,
-        system,
-        k.benchmark,
-        k.scenario,
-        k.workload,
-        "scaling_efficiency",
-        "fraction",
-        True,
-    )
+    labels = (k.benchmark, k.scenario, k.workload, "scaling_efficiency", "fraction")
+    info = SeriesInfo(software, system, *labels, higher_is_better=True)
     return replace(
         _base_item(info, key, "scaling", f.baseline_version or "", f.version),
         verdict=Verdict.REGRESSION.value,
@@ -305,10 +290,10 @@ _ORDER = {
 def _exit_code(items: Sequence[GateItem], strict: bool) -> int:
     states = {i.state for i in items}
     if STATE_FAILING in states:
-        return EXIT_REGRESSION
+        return EXIT_GATE_FAILED
     if strict and states & {STATE_SUSPECT, STATE_INCONCLUSIVE}:
-        return EXIT_SUSPECT
-    return EXIT_PASS
+        return EXIT_STRICT_SUSPECT
+    return EXIT_OK
 
 
 def evaluate_gate(
@@ -320,7 +305,10 @@ def evaluate_gate(
     today: date,
     strict: bool = False,
 ) -> GateResult:
-    """Decide the gate for ``outcome`` (an analysis of exactly ``baseline`` → ``candidate``)."""
+    """Decide the gate for ``outcome``: an analysis of exactly ``baseline`` → ``candidate``
+    under :func:`gate_settings` of ``policy`` (which decided every comparison's verdict)."""
+    if outcome.settings.thresholds != policy:
+        raise ValueError("evaluate_gate needs an analysis run with gate_settings(policy)")
     run = outcome.comparisons
     pair = [
         c
@@ -370,7 +358,8 @@ def evaluate_gate(
 
 
 def gate_settings(policy: GatePolicy) -> AnalysisSettings:
-    """The analysis settings a policy implies (its default q and floors, target, floor)."""
+    """The analysis settings a policy implies: its default q and floors, target and
+    efficiency floor, and the policy itself as the per-series thresholds of the verdicts."""
     compare = ComparePolicy(
         q_level=policy.q_level,
         floor_repeats=policy.floor_repeats,
@@ -380,6 +369,7 @@ def gate_settings(policy: GatePolicy) -> AnalysisSettings:
         target_tokens_per_s_per_user=policy.target_tokens_per_s_per_user,
         efficiency_floor=policy.efficiency_floor,
         compare=compare,
+        thresholds=policy,
     )
 
 
@@ -392,10 +382,15 @@ def run_gate(
     today: date,
     strict: bool = False,
 ) -> GateResult:
-    """Analyse ``baseline`` → ``candidate`` in ``store`` (storing nothing) and decide the gate."""
-    first, second = resolve_pair(store.list_versions(), baseline, candidate)
+    """Analyse ``baseline`` → ``candidate`` in ``store`` (storing nothing) and decide the gate.
+
+    The versions are read once, for the pair and for the analysis.
+    """
+    versions = store.list_versions()
+    first, second = resolve_pair(versions, baseline, candidate)
+    settings = gate_settings(policy)
     outcome = run_analysis(
-        store, baseline=first, candidate=second, policy=gate_settings(policy), save=False
+        store, baseline=first, candidate=second, policy=settings, save=False, versions=versions
     )
     return evaluate_gate(
         outcome, policy, baseline=first, candidate=second, today=today, strict=strict

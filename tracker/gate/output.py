@@ -16,7 +16,7 @@ from dataclasses import asdict
 from typing import Any
 
 from tracker.gate.decision import GateItem, GateResult
-from tracker.report.common import benchmark_href, compare_href
+from tracker.report.urls import benchmark_href, compare_href
 
 __all__ = [
     "GATE_COLUMNS",

@@ -78,7 +78,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 from tracker.errors import ParseError
-from tracker.records import ExtraValue, MetricRecord, ParsedResult
+from tracker.records import OUTPUT_TOKENS_PER_S, ExtraValue, MetricRecord, ParsedResult
 
 __all__ = [
     "LOAD_AGENTIC",
@@ -97,7 +97,6 @@ __all__ = [
     "with_accelerators",
 ]
 
-OUTPUT_TOKENS_PER_S = MetricRecord("output_tokens_per_s", "tokens/s", True)
 OUTPUT_TOKENS_PER_S_PER_ACCELERATOR = MetricRecord(
     "output_tokens_per_s_per_accelerator", "tokens/s/accelerator", True
 )

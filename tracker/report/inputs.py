@@ -20,8 +20,7 @@ from typing import Literal
 
 from tracker.analysis import ChangePointResult, ComparisonRun, ScalingFinding, ScalingGroup
 from tracker.analysis import SeriesSamples as SeriesSamples
-from tracker.analyze.samples import SeriesInfo
-from tracker.analyze.sweeps import SweepTarget
+from tracker.analysis_records import SeriesInfo, SweepTarget
 from tracker.records import FindingRecord, SeriesPoint, StoredFinding, SweepSample, VersionInfo
 
 __all__ = ["PairRun", "PointOrder", "ReportInput", "SystemInfo", "point_groups"]

@@ -19,7 +19,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from tracker.analysis import Comparison, Verdict
-from tracker.analyze.samples import SeriesInfo
+from tracker.analysis_records import SeriesInfo
 from tracker.report.common import SystemNames, benchmark_href, compare_href, page_href
 from tracker.report.inputs import PairRun
 from tracker.report.paging import PAGE_ROWS, Pager, paginate

@@ -14,7 +14,7 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from tracker.analyze.samples import SeriesInfo
+from tracker.analysis_records import SeriesInfo
 from tracker.report.charts import Chart, bar_chart
 from tracker.report.common import FindingRow, PageLink, SystemNames, benchmark_href
 from tracker.report.context import PageCounts

@@ -13,7 +13,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from tracker.analyze.sweeps import SweepTarget
+from tracker.analysis_records import SweepTarget
 from tracker.report.charts import (
     Chart,
     color,

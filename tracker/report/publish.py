@@ -29,9 +29,15 @@ import numpy as np
 
 from tracker.analysis import SeriesSamples, collect_evidence, decide_verdicts
 from tracker.analyze.run import DEFAULT_SEED, AnalysisOutcome, AnalysisSettings, analyse
-from tracker.parsers.serving import OUTPUT_TOKENS_PER_S
-from tracker.records import AnalysisSample, SeriesPoint, StoredFinding, VersionInfo
-from tracker.report import PairRun, PointOrder, ReportInput, SystemInfo, render_site
+from tracker.records import (
+    OUTPUT_TOKENS_PER_S,
+    AnalysisSample,
+    SeriesPoint,
+    StoredFinding,
+    VersionInfo,
+)
+from tracker.report.inputs import PairRun, PointOrder, ReportInput, SystemInfo
+from tracker.report.site import render_site
 from tracker.store.facade import Store
 from tracker.versions import order_versions
 

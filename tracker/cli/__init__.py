@@ -1,0 +1,56 @@
+"""The ``tracker`` command line: the only place that prints, reads the environment or exits.
+
+Exit codes (:mod:`tracker.errors`): 0 success; 1 reserved for a failed gate
+(regressions found); 2 usage, configuration or data error (``Error: ...`` on
+stderr); 3 only for ``gate --strict`` when the worst result is suspect.
+
+The commands live in :mod:`tracker.cli.ingest` (ingest, pull, export, db),
+:mod:`tracker.cli.analysis` (analyze, findings, report) and
+:mod:`tracker.cli.gate` (gate, demo); this module defines the group.
+"""
+
+from __future__ import annotations
+
+import click
+
+from tracker import __version__
+from tracker.cli import analysis, gate, ingest
+from tracker.cli.common import DEFAULT_DATABASE_URL, TrackerCommandError, TrackerGroup
+
+__all__ = ["DEFAULT_DATABASE_URL", "TrackerCommandError", "cli"]
+
+
+@click.group(cls=TrackerGroup)
+@click.version_option(__version__, prog_name="tracker")
+@click.option(
+    "--database-url",
+    envvar="TRACKER_DATABASE_URL",
+    default=DEFAULT_DATABASE_URL,
+    show_default=True,
+    help="SQLAlchemy URL: sqlite:///FILE or postgresql+psycopg://USER@HOST/DB "
+    "(also TRACKER_DATABASE_URL).",
+)
+@click.pass_context
+def cli(ctx: click.Context, database_url: str) -> None:
+    """Track MLPerf-style benchmark results across software versions.
+
+    \b
+    Example:
+        tracker ingest runs/2.0.13 --kind loadgen --software-version 2.0.13 --system node-a
+        tracker report --out site/
+    """
+    ctx.obj = database_url
+
+
+for _command in (
+    ingest.db,
+    ingest.ingest,
+    ingest.pull,
+    ingest.export,
+    analysis.analyze,
+    analysis.findings,
+    analysis.report,
+    gate.gate,
+    gate.demo,
+):
+    cli.add_command(_command)

@@ -1,0 +1,159 @@
+"""Reading the stored results: ``analyze``, ``findings`` and ``report``.
+
+The analysis and report modules (numpy, scipy, jinja2) are imported inside the
+commands, so that ``tracker ingest`` and ``--help`` start fast.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from tracker.cli.common import count_bar, now, open_store
+from tracker.records import FINDING_STATUSES
+
+
+@click.command()
+@click.option(
+    "--target-tokens-per-s-per-user",
+    "target",
+    type=click.FloatRange(min=0.0, min_open=True),
+    default=50.0,
+    show_default=True,
+    help="Interactivity target where sweeps are read (50 tokens/s/user = 20 ms per token).",
+)
+@click.option(
+    "--price-book",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help='TOML file of accelerator model = $/hour (e.g. "NVIDIA B200-SXM-180GB" = 6.25).',
+)
+@click.option(
+    "--efficiency-floor",
+    type=click.FloatRange(min=0.0, max=1.0, min_open=True),
+    default=0.90,
+    show_default=True,
+    help="Scaling efficiency below this is a finding.",
+)
+@click.pass_context
+def analyze(
+    ctx: click.Context, target: float, price_book: Path | None, efficiency_floor: float
+) -> None:
+    """Analyse every stored series and store the findings, keeping their triage states.
+
+    Compares each series' newest version with its previous one (one
+    Benjamini-Hochberg family per run), finds change points, scaling-efficiency
+    drops, software gains, throughput at the interactivity target and, with a
+    price book, cost per token. Findings that no longer hold are closed.
+
+    \b
+    Example:
+        tracker analyze
+        tracker analyze --target-tokens-per-s-per-user 30 --price-book prices.toml
+    """
+    from tracker.analysis import (
+        parse_price_book,
+    )
+    from tracker.analyze.run import AnalysisSettings, run_analysis
+    from tracker.analyze.summary import summary_lines
+
+    book = None
+    if price_book is not None:
+        book = parse_price_book(price_book.read_bytes(), source=str(price_book))
+    settings = AnalysisSettings(
+        target_tokens_per_s_per_user=target, efficiency_floor=efficiency_floor
+    )
+    with open_store(ctx) as store:
+        outcome = run_analysis(store, policy=settings, price_book=book)
+    for line in summary_lines(outcome):
+        click.echo(line)
+
+
+@click.group(invoke_without_command=True)
+@click.option(
+    "--status",
+    type=click.Choice([*FINDING_STATUSES, "all"]),
+    default="open",
+    show_default=True,
+    help="Only findings with this triage state.",
+)
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+)
+@click.pass_context
+def findings(ctx: click.Context, status: str, output_format: str) -> None:
+    """List the stored findings with their evidence and triage state.
+
+    \b
+    Example:
+        tracker findings
+        tracker findings --status all --format json | jq '.[] | select(.kind == "regression")'
+    """
+    from tracker.analyze.summary import (
+        FINDING_COLUMNS,
+        finding_cells,
+        finding_json,
+    )
+
+    if ctx.invoked_subcommand is not None:
+        return
+    with open_store(ctx) as store:
+        found = store.list_findings(status=None if status == "all" else status)
+    if output_format == "json":
+        click.echo(json.dumps([finding_json(f) for f in found], indent=2, sort_keys=True))
+        return
+    table = Table(*FINDING_COLUMNS, title=f"{len(found)} findings ({status})")
+    for finding in found:
+        table.add_row(*finding_cells(finding))
+    Console(width=None if sys.stdout.isatty() else 200).print(table)
+
+
+@findings.command("set-status")
+@click.argument("finding_id", type=int)
+@click.argument("status", type=click.Choice(FINDING_STATUSES))
+@click.option("--note", help="Why; kept with the finding.")
+@click.pass_context
+def findings_set_status(ctx: click.Context, finding_id: int, status: str, note: str | None) -> None:
+    """Triage one finding: acknowledged, expected, fixed, or open again.
+
+    Analysis keeps the status while the finding still holds.
+
+    \b
+    Example:
+        tracker findings set-status 12 expected --note "FP8 KV cache: known trade-off"
+    """
+    with open_store(ctx) as store:
+        finding = store.set_finding_status(finding_id, status=status, note=note)
+    click.echo(f"Finding {finding.id} ({finding.kind}, {finding.series_key}): {finding.status}")
+
+
+@click.command()
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    required=True,
+    help="Folder to write the static site into.",
+)
+@click.pass_context
+def report(ctx: click.Context, out: Path) -> None:
+    """Render the static HTML report (works from file://, no network needed).
+
+    \b
+    Example:
+        tracker report --out site/ && python -m http.server -d site
+    """
+    from tracker.report.publish import (
+        publish_report,
+    )
+
+    with open_store(ctx) as store, count_bar("report: analysing") as progress:
+        index = publish_report(store, out, generated_at=now(), on_page=progress)
+    click.echo(f"Report: {index}")

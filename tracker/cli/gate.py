@@ -1,0 +1,168 @@
+"""Release decisions: ``gate`` and the end-to-end ``demo``.
+
+The gate and demo modules (numpy, scipy, jinja2) are imported inside the
+commands, so that ``tracker ingest`` and ``--help`` start fast.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from tracker.cli.common import now, open_store, progress_bar
+
+if TYPE_CHECKING:
+    from tracker.gate.decision import GateResult
+
+
+@click.command()
+@click.option(
+    "--baseline", help="Version to compare against (default: the one before --candidate)."
+)
+@click.option("--candidate", required=True, help="Version under test, e.g. 2.0.13.")
+@click.option(
+    "--policy",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="TOML policy: floors and q per pattern, target, failing kinds, acknowledgements file.",
+)
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["text", "markdown", "json"]),
+    default="text",
+    show_default=True,
+)
+@click.option(
+    "--strict", is_flag=True, help="Exit 3 when the worst result is suspect or inconclusive."
+)
+@click.option(
+    "--report",
+    "report_dir",
+    help="Report folder (as seen by the reader) to link each series into, e.g. site.",
+)
+@click.pass_context
+def gate(
+    ctx: click.Context,
+    baseline: str | None,
+    candidate: str,
+    policy: Path | None,
+    output_format: str,
+    strict: bool,
+    report_dir: str | None,
+) -> None:
+    """Gate a release: exit 1 when the candidate regressed against the baseline.
+
+    Exit codes: 0 no regression (improvements never fail; acknowledged ones are
+    listed); 1 at least one regression; 2 usage, configuration or data error
+    (unknown version, no series in common); 3 only with --strict, when the worst
+    result is suspect or inconclusive. Markdown also goes to $GITHUB_STEP_SUMMARY
+    when that is set. Nothing is stored: findings and their triage stay as they are.
+
+    \b
+    Example:
+        tracker gate --baseline 2.0.12 --candidate 2.0.13 --format markdown
+        tracker gate --candidate 2.0.13 --policy gate.toml --strict --report site
+    """
+    from tracker.gate.decision import run_gate
+    from tracker.gate.output import gate_json, gate_markdown
+    from tracker.gate.policy import GatePolicy, load_policy
+
+    rules = load_policy(policy) if policy is not None else GatePolicy()
+    with open_store(ctx) as store:
+        result = run_gate(
+            store,
+            rules,
+            candidate=candidate,
+            baseline=baseline,
+            today=datetime.now(UTC).date(),
+            strict=strict,
+        )
+    markdown = gate_markdown(result, report=report_dir)
+    if output_format == "json":
+        click.echo(gate_json(result, report=report_dir))
+    elif output_format == "markdown":
+        click.echo(markdown, nl=False)
+    else:
+        _echo_gate_table(result)
+    summary_file = os.environ.get("GITHUB_STEP_SUMMARY")
+    if summary_file and output_format == "markdown":
+        with open(summary_file, "a", encoding="utf-8") as stream:
+            stream.write(markdown + "\n")
+    ctx.exit(result.exit_code)
+
+
+def _echo_gate_table(result: GateResult) -> None:
+    from tracker.gate.output import (
+        GATE_COLUMNS,
+        gate_cells,
+        settings_lines,
+    )
+
+    console = Console(width=None if sys.stdout.isatty() else 200)
+    console.print(result.summary, markup=False, highlight=False)
+    if result.items:
+        table = Table(*GATE_COLUMNS)
+        for item in result.items:
+            table.add_row(*gate_cells(item))
+        console.print(table)
+    for line in settings_lines(result):
+        console.print(line, markup=False, highlight=False)
+
+
+@click.command()
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("demo"),
+    show_default=True,
+    help="Folder for the example data (data/), database (demo.db) and report (site/).",
+)
+@click.pass_context
+def demo(ctx: click.Context, out: Path) -> None:
+    """Write seeded example data, ingest it through ingest/demo.toml, analyse, report, gate.
+
+    The example data (LoadGen runs, AIPerf sweeps, MLPerf-layout rounds) follows
+    the public figures of an optimised serving stack and MLPerf rounds; all of it
+    is labelled example data. The demo uses its own database, OUT/demo.db, made
+    afresh each time, unless --database-url is given on the command line. It ends
+    by gating the newest example version, which has a planted regression: it
+    prints "gate: 1 (...)" but the demo itself exits 0.
+
+    \b
+    Example:
+        tracker demo --out /tmp/tracker-demo
+    """
+    from tracker.analyze.summary import (
+        summary_lines,
+    )
+    from tracker.demo.run import prepare_demo_folder, run_demo
+    from tracker.gate.output import gate_cells
+
+    root = ctx.find_root()
+    given = root.get_parameter_source("database_url") == click.core.ParameterSource.COMMANDLINE
+    own_database = not given
+    prepare_demo_folder(out, fresh_database=own_database)
+    if own_database:
+        root.obj = f"sqlite:///{out / 'demo.db'}"
+    with open_store(ctx) as store, progress_bar("demo") as progress:
+        outcome = run_demo(
+            store, out, generated_at=now(), today=datetime.now(UTC).date(), progress=progress
+        )
+        rows = store.count_rows()["result"]
+    click.echo(
+        f"Example data: {outcome.runs_written} runs and sweeps written to {outcome.data_dir}; "
+        f"{rows} results stored in {store.url}"
+    )
+    for line in summary_lines(outcome.analysis):
+        click.echo(line)
+    click.echo(outcome.gate.summary)
+    for item in outcome.gate.with_state("failing"):
+        click.echo(f"  {' | '.join(gate_cells(item)[1:5])}")
+    click.echo(f"Report: {outcome.index_page.resolve()}")

@@ -1,0 +1,285 @@
+"""Getting results in and out: ``ingest``, ``pull``, ``export`` and ``db``."""
+
+from __future__ import annotations
+
+import csv
+import json
+import sys
+from collections.abc import Iterator
+from dataclasses import asdict, fields, replace
+from pathlib import Path
+from typing import IO, Any
+
+import click
+
+from tracker.cli.common import cache_dir, download_bar, open_store, progress_bar
+from tracker.errors import EXIT_DATA_ERROR
+from tracker.ingest.pull import PULLABLE, pull_round
+from tracker.ingest.run import KINDS, SourceOutcome, ingest_source, read_job
+from tracker.records import ExportRow, Labels, SourceSpec
+from tracker.sources.remote import GITHUB
+from tracker.store.schema import head_revision
+from tracker.text_safety import csv_cell
+
+
+@click.group()
+def db() -> None:
+    """Database schema commands.
+
+    \b
+    Example:
+        tracker db upgrade
+        tracker --database-url postgresql+psycopg://tracker@127.0.0.1/tracker db current
+    """
+
+
+@db.command("upgrade")
+@click.pass_context
+def db_upgrade(ctx: click.Context) -> None:
+    """Bring the database schema up to the latest migration.
+
+    Other commands do this on first use; run it explicitly in a deploy step.
+
+    \b
+    Example:
+        tracker --database-url sqlite:///results.db db upgrade
+    """
+    with open_store(ctx) as store:
+        click.echo(f"{store.url}: schema at revision {store.revision()} (head)")
+
+
+@db.command("current")
+@click.pass_context
+def db_current(ctx: click.Context) -> None:
+    """Show the schema revision of the database, without changing it.
+
+    \b
+    Example:
+        tracker db current
+    """
+    with open_store(ctx, upgrade=False) as store:
+        revision = store.revision()
+        head = head_revision()
+        if revision is None:
+            click.echo(f"{store.url}: empty (no schema yet; run `tracker db upgrade`)")
+        else:
+            state = "head" if revision == head else f"behind head {head}"
+            click.echo(f"{store.url}: revision {revision} ({state})")
+
+
+@click.command()
+@click.argument("sources", nargs=-1, required=True)
+@click.option(
+    "--kind",
+    type=click.Choice(["auto", *KINDS]),
+    default="auto",
+    show_default=True,
+    help="Format of the source; auto recognises it from the files.",
+)
+@click.option("--software", help="Software name (default: 'local' for local runs).")
+@click.option("--software-version", help="Version label the results belong to, e.g. 2.0.13.")
+@click.option("--system", help="System under test, e.g. 'node-a (8x H200)'.")
+@click.option("--accelerators", type=click.IntRange(min=1), help="Accelerators in the system.")
+@click.option("--benchmark", help="Benchmark or workload, for files that do not name one.")
+@click.option("--strict", is_flag=True, help="Store nothing of a source that has a bad file.")
+@click.pass_context
+def ingest(
+    ctx: click.Context,
+    /,
+    sources: tuple[str, ...],
+    kind: str,
+    strict: bool,
+    **label_options: Any,
+) -> None:
+    """Ingest result folders, archives, URLs or ingest jobs (*.toml) into the database.
+
+    Each source is stored all or nothing; ingesting the same files again stores
+    nothing new (an unchanged source is recognised without reading it again; see
+    TRACKER_CACHE_DIR). A folder with one run per subfolder is stored as repeats.
+    A published MLPerf Inference round (folder, .tar.gz, .zip or URL) and its
+    summary_results.json are recognised; the round is their software version.
+    Without --strict, the good runs of a source with a bad file are stored and
+    the bad files are listed; the exit code is then 2.
+
+    \b
+    Example:
+        tracker ingest out/loadgen --kind loadgen --software vllm \\
+            --software-version 0.11.0 --system node-a --benchmark llama2-70b
+        tracker ingest inference_results_v5.1/ summary_results_v6.0.json
+        tracker ingest ingest/demo.toml
+    """
+    labels = Labels(**label_options)
+    specs = [spec for source in sources for spec in _specs(source, kind, labels)]
+    outcomes = []
+    with (
+        open_store(ctx) as store,
+        progress_bar("ingest") as progress,
+        download_bar() as download,
+    ):
+        for spec in specs:
+            outcome = ingest_source(
+                store,
+                spec,
+                strict=strict,
+                progress=progress,
+                cache_dir=cache_dir(),
+                download_progress=download,
+            )
+            _echo_outcome(outcome)
+            outcomes.append(outcome)
+    if len(outcomes) > 1:
+        _echo_totals(outcomes)
+    if any(outcome.errors for outcome in outcomes):
+        ctx.exit(EXIT_DATA_ERROR)
+
+
+def _specs(source: str, kind: str, labels: Labels) -> list[SourceSpec]:
+    if not source.endswith(".toml"):
+        return [SourceSpec(location=source, kind=kind, labels=labels)]
+    _job, specs = read_job(Path(source))
+    given = {k: v for k, v in asdict(labels).items() if v is not None and v is not False}
+    return [
+        replace(spec, labels=replace(spec.labels, **_gaps(spec.labels, given))) for spec in specs
+    ]
+
+
+def _gaps(labels: Labels, given: dict[str, Any]) -> dict[str, Any]:
+    """Command-line labels for the fields a job entry leaves empty."""
+    return {k: v for k, v in given.items() if getattr(labels, k) is None}
+
+
+def _echo_outcome(outcome: SourceOutcome) -> None:
+    download = outcome.download
+    if download is not None:
+        fetched = (
+            "not modified, nothing downloaded"
+            if download.not_modified
+            else f"downloaded {download.bytes_transferred} bytes"
+        )
+        click.echo(f"{download.url}: {fetched} (sha256 {download.sha256})")
+    saved = outcome.saved
+    if saved is None:
+        summary = "nothing stored"
+    elif saved.source_was_known:
+        summary = "unchanged, already stored"
+    else:
+        summary = f"{saved.results_stored} results stored" + (
+            f", {saved.results_already_stored} already stored"
+            if saved.results_already_stored
+            else ""
+        )
+    if saved is not None and saved.retries:
+        times = "once" if saved.retries == 1 else f"{saved.retries} times"
+        summary += f" (retried {times} after a conflict with a concurrent writer)"
+    if outcome.runs_failed:
+        summary += f", {outcome.runs_failed} failed (see the errors)"
+    click.echo(f"{outcome.location}: {outcome.runs_found} runs ({outcome.kind}), {summary}")
+    for note in outcome.notes:
+        click.echo(f"  note: {note}")
+    for error in outcome.errors:
+        click.echo(f"Error: {error}", err=True)
+
+
+def _echo_totals(outcomes: list[SourceOutcome]) -> None:
+    stored = sum(o.saved.results_stored for o in outcomes if o.saved)
+    unchanged = sum(o.saved.results_already_stored for o in outcomes if o.saved)
+    failed = sum(o.runs_failed for o in outcomes)
+    click.echo(
+        f"Total: {len(outcomes)} sources, {stored} results stored, "
+        f"{unchanged} unchanged (already stored), {failed} failed"
+    )
+
+
+@click.command()
+@click.argument("what", type=click.Choice(PULLABLE))
+@click.option("--round", "round_label", required=True, help="The round, e.g. v5.1.")
+@click.option("--ref", help="Commit, tag or branch to pin (default: the default branch).")
+@click.option(
+    "--base-url",
+    default=GITHUB,
+    show_default=True,
+    help="Where the mlcommons/{inference,training}_results_vX.Y repositories are served.",
+)
+@click.option("--strict", is_flag=True, help="Store nothing of the round if a file is bad.")
+@click.pass_context
+def pull(
+    ctx: click.Context, what: str, round_label: str, ref: str | None, base_url: str, strict: bool
+) -> None:
+    """Download a published MLPerf Inference or Training round and ingest it.
+
+    Streams the GitHub archive of mlcommons/inference_results_vX.Y (or
+    training_results_vX.Y, pinned with --ref) into the download cache
+    (TRACKER_CACHE_DIR, default ~/.cache/tracker); pulling an unchanged round
+    again downloads nothing and stores nothing.
+
+    \b
+    Example:
+        tracker pull mlperf-inference --round v5.1
+        tracker pull mlperf-inference --round v6.0 --ref 4d3916ac9cf474b679cdfcf492d43a0559418ad1
+        tracker pull mlperf-training --round v5.1
+    """
+    with (
+        open_store(ctx) as store,
+        progress_bar("ingest") as progress,
+        download_bar() as download,
+    ):
+        outcome = pull_round(
+            store,
+            round_label,
+            kind=what,
+            ref=ref,
+            base_url=base_url,
+            strict=strict,
+            cache_dir=cache_dir(),
+            progress=progress,
+            download_progress=download,
+        )
+    _echo_outcome(outcome)
+    if outcome.errors:
+        ctx.exit(EXIT_DATA_ERROR)
+
+
+@click.command()
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["json", "csv"]),
+    default="json",
+    show_default=True,
+)
+@click.option(
+    "--out", type=click.Path(dir_okay=False, path_type=Path), help="File (default: stdout)."
+)
+@click.pass_context
+def export(ctx: click.Context, output_format: str, out: Path | None) -> None:
+    """Print every stored result, one object (JSON) or row (CSV) per result.
+
+    \b
+    Example:
+        tracker export --format json | jq '.[] | select(.valid == false)'
+        tracker export --format csv --out results.csv
+    """
+    with open_store(ctx) as store:
+        rows = store.iter_export_rows()
+        if out is None:
+            _write_export(rows, sys.stdout, output_format)
+        else:
+            with out.open("w", encoding="utf-8", newline="") as stream:
+                _write_export(rows, stream, output_format)
+
+
+def _write_export(rows: Iterator[ExportRow], stream: IO[str], output_format: str) -> None:
+    if output_format == "csv":
+        names = [f.name for f in fields(ExportRow)]
+        writer = csv.DictWriter(stream, fieldnames=names, lineterminator="\n")
+        writer.writeheader()
+        for row in rows:
+            record = asdict(row)
+            record["extra"] = json.dumps(record["extra"], sort_keys=True)
+            writer.writerow({name: csv_cell(value) for name, value in record.items()})
+        return
+    stream.write("[")
+    for n, row in enumerate(rows):
+        stream.write(",\n" if n else "\n")
+        stream.write(json.dumps(asdict(row), sort_keys=True))
+    stream.write("\n]\n")
