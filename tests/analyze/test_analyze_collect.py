@@ -31,13 +31,13 @@ def _samples(seed: int, count: int = 3000) -> list[AnalysisSample]:
     for n in range(12):  # a system's fields are one row's: constant per system key
         systems[n] = (
             f"sub{n % 3}/node{n}",
-            f"node{n}",
+            f"node{n}" + ("_MaxQ" if n % 6 == 5 else ""),
             f"sub{n % 3}",
             "closed" if n % 4 else None,
             ("acc-a", "acc-b")[n // 3 % 2],  # node n and node n + 6: one submitter and model
             rng.choice((1, None)),
             (1, 2, 8, None, 0)[n % 5],
-            rng.choice(("cpu", None)),
+            ("cpu", "cpu-b", None)[n % 3],  # one host CPU per submitter
         )
     out = []
     for _ in range(count):
@@ -52,7 +52,7 @@ def _samples(seed: int, count: int = 3000) -> list[AnalysisSample]:
                 f"1.{rng.randrange(6)}",
                 *system,
                 rng.choice(("b1", "b2")),
-                "Offline",
+                rng.choice(("Offline", "Offline", "Offline", "SingleStream")),
                 rng.choice(("", "", "c8")),
                 metric,
                 "u",
@@ -85,7 +85,12 @@ def _reference(samples: list[AnalysisSample]) -> dict[str, Any]:
         if s.software_stack:
             by_stack = stacks.setdefault((platform, s.version, labels), {})
             by_stack.setdefault(s.software_stack, []).append(s.value)
-        scales = first.sweep_key is None and "per_accelerator" not in s.metric
+        scales = (  # the written rule (tracker.analyze.groupings), spelled out here
+            first.sweep_key is None
+            and "per_accelerator" not in s.metric
+            and "latency" not in s.metric
+            and s.scenario not in ("SingleStream", "MultiStream")
+        )
         if scales:
             group = scaling_key(
                 submitter=s.submitter,
@@ -96,6 +101,8 @@ def _reference(samples: list[AnalysisSample]) -> dict[str, Any]:
                 software_stack=framework(s.software_stack),
                 division=s.division,
                 workload=s.workload,
+                host_cpu=s.host_cpu,
+                power_mode="power-capped" if s.system.endswith("_MaxQ") else "performance",
             )
             points[s.software].append(
                 ScalingPoint(group, s.version, count, s.value, s.higher_is_better, s.system_key)

@@ -8,6 +8,7 @@ gain = new / old for throughput.
 
 from __future__ import annotations
 
+import json
 import math
 import os
 from collections.abc import Iterator
@@ -199,3 +200,77 @@ def test_hpe_dl385_under_tensorrt_10_11_and_10_14_within_v60(outcome: AnalysisOu
     # no other configurations of one round differ only in their software
     assert len(outcome.stack_series) == len(STACKS)
     assert all(s.system.startswith(HPE) for s in outcome.stack_series)
+
+
+MAXQ = "H200-SXM-141GBx8_TRT_MaxQ"
+
+
+def test_v41_maxq_system_is_a_family_of_its_own(outcome: AnalysisOutcome) -> None:
+    # v4.1 H200 x8 under MaxQ (power-capped, 13,096.6 tokens/s Offline) beside the
+    # performance system (20,086.1): pooled, x8 took the median of both (E = 0.804).
+    groups = [g for g in outcome.groups() if g.version == "v4.1" and g.key.submitter == "NVIDIA"]
+    labels = {label for g in groups for p in g.points for label in p.labels}
+    assert not any(MAXQ in label for label in labels)
+    assert all(p.n_results == 1 for g in groups for p in g.points)
+    found = efficiencies(outcome, "NVIDIA", "NVIDIA H200-SXM-141GB", "v4.1")
+    assert round(found[("gptj-99", "Offline")][1][1], 3) == 0.973
+    assert round(found[("gptj-99", "Server")][1][1], 3) == 1.000
+    assert {g.key.power_mode for g in groups} == {"performance"}
+
+
+def test_latency_scenarios_form_no_scaling_group(outcome: AnalysisOutcome) -> None:
+    scenarios = {g.key.scenario for g in outcome.groups()}
+    assert scenarios and not scenarios & {"SingleStream", "MultiStream"}
+    assert all("latency" not in g.key.metric for g in outcome.groups())
+
+
+def test_every_finding_states_and_obeys_its_group(outcome: AnalysisOutcome) -> None:
+    """The written rules (tracker.analyze.groupings) hold for every finding of the rounds."""
+    assert outcome.findings
+    for finding in outcome.findings:
+        evidence = finding.evidence
+        if finding.kind == "scaling_efficiency":
+            key = evidence["key"]
+            assert key["scenario"].casefold() not in {"singlestream", "multistream"}
+            at = evidence["at_version"]
+            systems = [*at["base_systems"], *at["systems"]]
+            assert systems, finding  # the systems it used, by name
+            capped = {"MaxQ" in s for s in systems}
+            assert len(capped) == 1 and capped == {key["power_mode"] == "power-capped"}
+            assert len(set(at["systems"])) == len(at["systems"])
+        elif finding.kind in ("regression", "improvement", "suspect"):
+            info = outcome.infos[finding.series_key]
+            assert evidence["system"] == info.system and evidence["benchmark"] == info.benchmark
+    keys = [
+        (f.kind, f.series_key, f.baseline_version, f.candidate_version) for f in outcome.findings
+    ]
+    assert len(keys) == len(set(keys))
+    # twins: no -99.9 finding repeats its -99 twin's finding
+    deltas = {
+        (f.kind, f.series_key, f.baseline_version, f.candidate_version): f.change_pct
+        for f in outcome.findings
+    }
+    for kind, key, baseline, candidate in deltas:
+        if "-99.9|" in key:
+            twin = (kind, key.replace("-99.9|", "-99|"), baseline, candidate)
+            assert deltas.get(twin) != deltas[(kind, key, baseline, candidate)], key
+
+
+def test_maxq_power_from_its_logs_equals_the_v41_table(shared_data: Path, tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'maxq.db'}"
+    env = {"TRACKER_CACHE_DIR": str(tmp_path / "cache")}
+    folder = str(shared_data / "mlperf-inference" / "v4.1")
+    ingested = CliRunner().invoke(cli, ["--database-url", url, "ingest", folder], env=env)
+    assert ingested.exit_code == 0, ingested.output
+    result = CliRunner().invoke(cli, ["--database-url", url, "export", "--format", "json"], env=env)
+    rows = [r for r in json.loads(result.stdout) if r["system"] == MAXQ]
+    assert {(r["benchmark"], r["scenario"]) for r in rows} == {
+        ("gptj-99", "Offline"),
+        ("gptj-99", "Server"),
+    }
+    for row in rows:  # the table's Power_Result (Watts)
+        assert row["extra"]["official_power_w"] > 4000
+        if "power_w" in row["extra"]:  # Server: its spl.txt is in the fixtures
+            assert row["extra"]["power_w"] == pytest.approx(row["extra"]["official_power_w"])
+    (server,) = [r for r in rows if r["scenario"] == "Server"]
+    assert server["extra"]["power_w"] == pytest.approx(4722.5611727417, rel=1e-9)

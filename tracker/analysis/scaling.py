@@ -2,7 +2,9 @@
 
 Results that differ only in their accelerator (or node) count form a scaling
 group: same :class:`ScalingKey` (submitter, accelerator model, benchmark,
-scenario, metric, software stack, …) and same version. With ``N0`` the
+scenario, metric, software stack, division, host CPU, power mode, …) and same
+version. Which results may enter a group at all is the caller's rule
+(:mod:`tracker.analyze.groupings`: throughput results of one system family). With ``N0`` the
 smallest count in the group,
 
 * throughput (higher is better): ``E(N) = (T(N)/N) / (T(N0)/N0)``;
@@ -51,6 +53,9 @@ class ScalingKey:
     software_stack: str = ""
     division: str = ""
     workload: str = ""
+    host_cpu: str = ""
+    power_mode: str = ""
+    """E.g. ``power-capped`` for an MLPerf MaxQ system: a family of its own."""
 
 
 def _norm(text: str | None) -> str:
@@ -67,6 +72,8 @@ def scaling_key(
     software_stack: str | None = None,
     division: str | None = None,
     workload: str | None = None,
+    host_cpu: str | None = None,
+    power_mode: str | None = None,
 ) -> ScalingKey:
     """A :class:`ScalingKey` from plain fields, whitespace-normalised (``None`` is "")."""
     return ScalingKey(
@@ -78,6 +85,8 @@ def scaling_key(
         software_stack=_norm(software_stack),
         division=_norm(division),
         workload=_norm(workload),
+        host_cpu=_norm(host_cpu),
+        power_mode=_norm(power_mode),
     )
 
 

@@ -21,6 +21,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from tracker.analysis import ScalingGroup, ScalingKey, ScalingPoint, scaling_groups, scaling_key
+from tracker.analyze.groupings import RUN_METRICS, power_mode, scales_with_accelerators
 from tracker.analyze.samples import (
     Platform,
     SampleLabels,
@@ -67,14 +68,6 @@ class _Series:
     """Whether its software-stack group has several series (values kept per stack)."""
 
 
-def _is_scaling_input(sample: AnalysisSample) -> bool:
-    return (
-        sample.accelerators_total is not None
-        and sample.sweep_key is None
-        and "per_accelerator" not in sample.metric
-    )
-
-
 class _Collector:
     """One pass over the samples; keys are built once per series, group or stack."""
 
@@ -116,7 +109,8 @@ class _Collector:
             sample.higher_is_better,
         )
         group = self.stack_groups.setdefault((platform, tail), len(self.stack_groups))
-        entry = _Series(by_version, count, group, _is_scaling_input(sample), sample.system_key)
+        scales = scales_with_accelerators(sample)
+        entry = _Series(by_version, count, group, scales, sample.system_key)
         self.series[labels] = entry
         if count is not None:
             first = self.first_member.setdefault(group, entry)
@@ -207,6 +201,8 @@ class _Collector:
             software_stack=framework(stack),
             division=sample.division,
             workload=sample.workload,
+            host_cpu=sample.host_cpu,
+            power_mode=power_mode(sample.system),
         )
         found = (sample.software, key, sample.higher_is_better)
         group = self.scaling_groups.setdefault(found, len(self.scaling_groups))
@@ -296,6 +292,8 @@ def collect_samples(samples: Iterable[AnalysisSample]) -> SampleSet:
     collector = _Collector()
     out = collector.out
     for sample in samples:
+        if sample.metric in RUN_METRICS:
+            continue  # the runs behind a score: shown, not analysed
         out.samples += 1
         if sample.is_valid:
             collector.add(sample)

@@ -16,7 +16,7 @@ from tracker.errors import ConfigError, ParseError
 from tracker.ingest.jobs import Job, parse_job
 from tracker.readers import KINDS, detect_kind, reader_for
 from tracker.readers.base import ProgressCallback, Reading
-from tracker.records import SourceRecord, SourceSpec
+from tracker.records import ResultRecord, SourceRecord, SourceSpec
 from tracker.sources.archive import ArchiveTree, is_archive, open_archive
 from tracker.sources.fetch import DEFAULT_CACHE_DIR, Download, FetchOptions, fetch
 from tracker.sources.remote import is_url, resolve_url
@@ -29,6 +29,7 @@ __all__ = [
     "SourceOutcome",
     "detect_kind",
     "ingest_source",
+    "invalid_note",
     "open_tree",
     "read_job",
 ]
@@ -37,13 +38,18 @@ __all__ = [
 RESULT_FILE_SUFFIXES = frozenset({".json", ".jsonl"})
 """A single file with one of these suffixes is a source of its own (one result file)."""
 
+INVALID_LISTED = 3
+"""How many invalid results the ingest summary names (the rest are counted)."""
+
 
 @dataclass(frozen=True, slots=True)
 class SourceOutcome:
     """What ingesting one source did; ``errors`` are files that were refused.
 
     ``runs_failed`` counts the runs (result folders) that gave no result because
-    of an error; ``download`` says what fetching a URL source cost.
+    of an error; ``download`` says what fetching a URL source cost. ``invalid``
+    names each result stored as invalid (``"<location>: <reason>"``); the notes
+    carry one line that counts them and names the first few.
     """
 
     location: str
@@ -54,6 +60,7 @@ class SourceOutcome:
     notes: tuple[str, ...] = ()
     runs_failed: int = 0
     download: Download | None = None
+    invalid: tuple[str, ...] = ()
 
 
 def open_tree(
@@ -137,16 +144,33 @@ def ingest_source(
     finally:
         _close(tree)
     reading = stored.reading
+    invalid = tuple(_invalid(result) for result in reading.results if not result.is_valid)
+    notes = reading.notes | ({invalid_note(invalid)} if invalid else set())
     return SourceOutcome(
         location=spec.location,
         kind=stored.kind,
         runs_found=reading.runs_found,
         saved=stored.saved,
         errors=tuple(reading.errors),
-        notes=tuple(sorted(reading.notes)),
+        notes=tuple(sorted(notes)),
         runs_failed=len(reading.errors) if reading.runs_failed is None else reading.runs_failed,
         download=download,
+        invalid=invalid,
     )
+
+
+def invalid_note(invalid: tuple[str, ...]) -> str:
+    """One line for the results stored as invalid: their count and the first few."""
+    count = len(invalid)
+    listed = "; ".join(invalid[:INVALID_LISTED])
+    more = f"; and {count - INVALID_LISTED} more" if count > INVALID_LISTED else ""
+    return f"{count} result{'' if count == 1 else 's'} stored as invalid: {listed}{more}"
+
+
+def _invalid(result: ResultRecord) -> str:
+    reason = result.extra.get("invalid_reason")
+    where = result.location or result.artifact_path
+    return f"{where}: {reason}" if isinstance(reason, str) and reason else where
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,6 +6,11 @@ translated to the detail-log keys they print, so the checker's rules
 (:mod:`tracker.parsers.mlperf_rules`) run unchanged on either. Summary numbers
 are rounded for display (Server QPS to 2 decimals), hence the wider tolerance
 for summary-only results.
+
+A summary of an accuracy run holds no results: only LoadGen's closing lines
+("No warnings encountered during test." ...) or a ``Mode : AccuracyOnly`` line.
+It is read as ``effective_test_mode`` ``AccuracyOnly`` so the rules can name
+it, rather than refused as no summary at all.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ import re
 from collections.abc import Mapping
 from functools import lru_cache
 
+from tracker.errors import ParseError
 from tracker.parsers.loadgen import Entry, parse_summary_log
 
 __all__ = ["keep_detail_key", "summary_as_detail"]
@@ -121,9 +127,16 @@ def summary_as_detail(data: bytes, *, path: str) -> dict[str, Entry]:
 
     MultiStream summaries print per-query latencies, which the detail log keeps
     under ``result_*_query_latency_ns`` names; token-latency settings imply
-    ``requested_use_token_latencies``.
+    ``requested_use_token_latencies``. An accuracy run's summary gives only
+    ``effective_test_mode`` (``AccuracyOnly``).
     """
-    fields = parse_summary_log(data, path=path)
+    try:
+        fields = parse_summary_log(data, path=path)
+    except ParseError:
+        accuracy = _accuracy_run(data)
+        if accuracy is None:
+            raise
+        return accuracy
     multistream = str(fields["Scenario"].value).strip().lower() == "multistream"
     detail: dict[str, Entry] = {}
     for label, entry in fields.items():
@@ -137,6 +150,27 @@ def summary_as_detail(data: bytes, *, path: str) -> dict[str, Entry]:
     if "Tokens per second" in fields:
         detail["requested_use_token_latencies"] = Entry(True, fields["Scenario"].line)
     return detail
+
+
+_CLOSING = re.compile(
+    r"(?:no|\d+) (?:warnings?|errors?) encountered(?: during test)?\.?(?: see detailed log\.?)?"
+)
+_MODE = re.compile(r"\*?\s*mode\s*:\s*accuracyonly", re.IGNORECASE)
+
+
+def _accuracy_run(data: bytes) -> dict[str, Entry] | None:
+    """The fields of an accuracy run's summary (no ``Result is`` line), else ``None``."""
+    try:
+        lines = [line.strip() for line in data.decode("utf-8").splitlines()]
+    except UnicodeDecodeError:
+        return None
+    for number, line in enumerate(lines, start=1):
+        if _MODE.fullmatch(line):
+            return {"effective_test_mode": Entry("AccuracyOnly", number)}
+    told = [(n, line) for n, line in enumerate(lines, start=1) if line.strip("= ")]
+    if told and all(_CLOSING.fullmatch(line.lower()) for _, line in told):
+        return {"effective_test_mode": Entry("AccuracyOnly", told[0][0])}
+    return None
 
 
 @lru_cache(maxsize=4096)

@@ -15,7 +15,10 @@ Follows ``tools/submission/submission_checker`` of ``mlcommons/inference``
   ← Server excepted) is an *inferred* result, allowed for edge systems only:
   Offline from SingleStream (QPS without LoadGen overhead), Offline from
   MultiStream (samples per query / mean query latency), MultiStream from
-  SingleStream (8 × the early-stopping p99 estimate).
+  SingleStream (8 × the early-stopping p99 estimate);
+* an accuracy-mode log where the performance run belongs (``effective_test_mode``
+  ``AccuracyOnly``) holds no performance number: the result is invalid, with
+  the folder's metric and no value of its own (0).
 
 Units are canonical (tokens/s, samples/s, queries/s, ms, s) and every metric
 has a direction; the official table's unit label is kept beside it by the reader.
@@ -27,6 +30,7 @@ import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import PurePosixPath
 
 from tracker.errors import ParseError
 from tracker.parsers.loadgen import (
@@ -65,38 +69,13 @@ _SCENARIOS = {
     "interactive": "Interactive",
 }
 OFFICIAL_MODELS = frozenset(
-    {
-        "resnet",
-        "retinanet",
-        "bert-99",
-        "bert-99.9",
-        "dlrm-v2-99",
-        "dlrm-v2-99.9",
-        "dlrm-v3",
-        "3d-unet-99",
-        "3d-unet-99.9",
-        "gptj-99",
-        "gptj-99.9",
-        "llama2-70b-99",
-        "llama2-70b-99.9",
-        "llama2-70b-interactive-99",
-        "llama2-70b-interactive-99.9",
-        "llama3.1-8b",
-        "llama3.1-8b-edge",
-        "llama3.1-405b",
-        "mixtral-8x7b",
-        "stable-diffusion-xl",
-        "rgat",
-        "pointpainting",
-        "deepseek-r1",
-        "whisper",
-        "gpt-oss-120b",
-        "qwen3-vl-235b-a22b",
-        "wan-2.2-t2v-a14b",
-        "yolo-95",
-        "yolo-99",
-        "qwen3.6-27b",
-    }
+    (
+        "resnet retinanet bert-99 bert-99.9 dlrm-v2-99 dlrm-v2-99.9 dlrm-v3 3d-unet-99 "
+        "3d-unet-99.9 gptj-99 gptj-99.9 llama2-70b-99 llama2-70b-99.9 "
+        "llama2-70b-interactive-99 llama2-70b-interactive-99.9 llama3.1-8b llama3.1-8b-edge "
+        "llama3.1-405b mixtral-8x7b stable-diffusion-xl rgat pointpainting deepseek-r1 "
+        "whisper gpt-oss-120b qwen3-vl-235b-a22b wan-2.2-t2v-a14b yolo-95 yolo-99 qwen3.6-27b "
+    ).split()
 )
 _ALIASES = {
     "ssd-resnet34": "retinanet",
@@ -176,7 +155,11 @@ _INFERABLE = {
 
 @dataclass(frozen=True, slots=True)
 class PrimaryMetric:
-    """The official metric of one result, where it came from, and why it is invalid."""
+    """The official metric of one result, where it came from, and why it is invalid.
+
+    ``measured`` is false for an accuracy-mode log, which holds no performance
+    number (``value`` is then 0 and ``invalid_reasons`` says why).
+    """
 
     metric: MetricRecord
     value: float
@@ -185,6 +168,7 @@ class PrimaryMetric:
     loadgen_scenario: str
     inferred: bool
     invalid_reasons: tuple[str, ...]
+    measured: bool = True
 
 
 def folder_scenario(name: str) -> str | None:
@@ -250,6 +234,10 @@ def primary_metric(
     ``log`` holds detail-log keys (see :func:`tracker.parsers.mlperf_logs.summary_as_detail`
     for a summary log). Raises :class:`ParseError` when the log cannot give the metric.
     """
+    mode = log.get("effective_test_mode")
+    if mode is not None and str(mode.value).strip() == "AccuracyOnly":
+        reason = f"{_run_folder(path)} holds an accuracy-mode run"
+        return _accuracy_mode(log, model, scenario, round_label, (reason, mode.line))
     loadgen = _loadgen_scenario(log, path=path)
     inferred = loadgen != scenario and (loadgen, scenario) != ("Server", "Interactive")
     reasons = _invalid_reasons(log, model=model, loadgen=loadgen, path=path)
@@ -289,12 +277,35 @@ def _loadgen_scenario(log: Mapping[str, Entry], *, path: str) -> str:
     scenario = _SCENARIOS.get(str(entry.value).strip().lower())
     if scenario is None or scenario == "Interactive":
         raise ParseError(path, f"unknown LoadGen scenario {entry.value!r}", line=entry.line)
-    mode = log.get("effective_test_mode")
-    if mode is not None and str(mode.value).strip() == "AccuracyOnly":
-        raise ParseError(
-            path, "an accuracy-mode log where the performance run belongs", line=mode.line
-        )
     return scenario
+
+
+def _accuracy_mode(
+    log: Mapping[str, Entry], model: str, scenario: str, round_label: str, why: tuple[str, int]
+) -> PrimaryMetric:
+    """An invalid result without a value (its line: the mode's): an accuracy run's log."""
+    entry = log.get("effective_scenario") or log.get("requested_scenario")
+    folder = "Server" if scenario == "Interactive" else scenario
+    loadgen = _SCENARIOS.get(str(entry.value).strip().lower(), folder) if entry else folder
+    loadgen = "Server" if loadgen == "Interactive" else loadgen
+    return PrimaryMetric(
+        metric=metric_for(model, scenario, round_key(round_label)),
+        value=0.0,
+        key=result_key(model, folder, round_key(round_label)),
+        line=why[1],
+        loadgen_scenario=loadgen,
+        inferred=False,
+        invalid_reasons=(why[0],),
+        measured=False,
+    )
+
+
+def _run_folder(path: str) -> str:
+    """``performance/run_1`` for a log in that folder."""
+    parts = PurePosixPath(path.replace("\\", "/")).parent.parts
+    if len(parts) >= 2 and parts[-2] == "performance":
+        return f"performance/{parts[-1]}"
+    return "the performance log"
 
 
 def _required(log: Mapping[str, Entry], key: str, scenario: str, path: str) -> Entry:

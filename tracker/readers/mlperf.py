@@ -7,7 +7,11 @@ once (:mod:`tracker.readers.mlperf_read`), and each result folder becomes one
 result whose value is the official primary metric (:mod:`tracker.parsers.mlperf_rules`):
 detail log preferred, summary log as the fallback, inferred edge results,
 canonical units with a direction, validity with the reasons, accuracy,
-compliance outcomes and power as secondary metrics.
+compliance outcomes and power as secondary metrics. A result the checker
+would reject is stored invalid with its reasons: a scenario its model and
+system type do not allow (:mod:`tracker.parsers.mlperf_scenarios`), or an
+accuracy-mode log where the performance run belongs (with ``--strict``, the
+latter refuses the round as before).
 
 When the round's table (``summary_results.json``) is there too, each result
 carries the table's unit label (``official_unit``, which the table gets wrong
@@ -24,6 +28,7 @@ from tracker.errors import ConfigError, ParseError
 from tracker.parsers.loadgen import Entry, detail_extras, entry_number
 from tracker.parsers.mlperf_extras import compliance_outcome, parse_accuracy, power_metric
 from tracker.parsers.mlperf_rules import PrimaryMetric, mlperf_model, primary_metric
+from tracker.parsers.mlperf_scenarios import scenario_reasons
 from tracker.parsers.mlperf_system import SystemDescription
 from tracker.parsers.mlperf_table import TableRow
 from tracker.readers.base import ProgressCallback, Reading
@@ -84,7 +89,7 @@ class MLPerfInferenceReader:
             reading.errors.extend(files.table.problems)
         round_label = resolve_round((r.round for r in rows.values()), spec, tree, reading.notes)
         _ignored_labels(spec, reading.notes)
-        assembler = _Assembler(tree, files, round_label, rows)
+        assembler = _Assembler(tree, files, round_label, rows, strict=strict)
         results = _results(assembler, folders, reading, strict=strict)
         reading.runs_failed = len(folders) - len(results)
         reading.results = mark_twins(results, files.run_digest)
@@ -139,12 +144,19 @@ class _Assembler:
     """Builds the result of each folder from what was read."""
 
     def __init__(
-        self, tree: SourceTree, files: RoundFiles, round_label: str, rows: Mapping[str, TableRow]
+        self,
+        tree: SourceTree,
+        files: RoundFiles,
+        round_label: str,
+        rows: Mapping[str, TableRow],
+        *,
+        strict: bool,
     ) -> None:
         self.tree = tree
         self.files = files
         self.round = round_label
         self.rows = rows
+        self.strict = strict
         self.disagreements: list[str] = []
 
     def result(self, sub: SubmitterTree, folder: ResultFolder) -> ResultRecord:
@@ -160,7 +172,23 @@ class _Assembler:
             system_type=system.system_type,
             path=shown,
         )
+        if self.strict and not primary.measured:
+            raise ParseError(
+                shown, "an accuracy-mode log where the performance run belongs", line=primary.line
+            )
+        rejected = scenario_reasons(
+            model,
+            folder.scenario,
+            round_label=self.round,
+            system_type=system.system_type,
+            division=folder.division,
+        )
+        if self.strict and rejected:
+            raise ParseError(shown, f"the submission checker rejects it: {'; '.join(rejected)}")
+        reasons = primary.invalid_reasons + tuple(rejected)
         extra = self._extra(folder, system, log, primary, model, shown)
+        if reasons:
+            extra["invalid_reason"] = "; ".join(reasons)
         artifact = self.tree.artifact(log_path)
         if artifact is None:
             raise _DependencyFailed(log_path)
@@ -171,7 +199,7 @@ class _Assembler:
             scenario=folder.scenario_dir,
             metric=primary.metric,
             value=primary.value,
-            is_valid=not primary.invalid_reasons,
+            is_valid=not reasons,
             artifact_path=log_path,
             artifact_sha256=artifact.sha256,
             line=primary.line,
@@ -222,14 +250,12 @@ class _Assembler:
             loadgen_scenario=primary.loadgen_scenario,
             inferred=primary.inferred,
             primary_metric_key=primary.key,
-            primary_metric_from="summary log" if summary_only else "detail log",
+            primary_metric_from=_metric_from(primary, summary_only),
             system_name=system.system_name,
             system_type=system.system_type,
         )
         if system.operating_system:
             extra["operating_system"] = system.operating_system
-        if primary.invalid_reasons:
-            extra["invalid_reason"] = "; ".join(primary.invalid_reasons)
         if folder.accuracy and folder.accuracy in self.files.raw:
             data = self.files.raw[folder.accuracy]
             extra.update(
@@ -312,6 +338,12 @@ class _Assembler:
                 f"{folder.path}: the power logs give {mine:.6g}, the table {row.power_value:.6g}"
             )
         return {f"official_{name}": row.power_value}
+
+
+def _metric_from(primary: PrimaryMetric, summary_only: bool) -> str:
+    if not primary.measured:
+        return "none (an accuracy-mode log)"
+    return "summary log" if summary_only else "detail log"
 
 
 def _close(mine: float, official: float, tolerance: float) -> bool:
