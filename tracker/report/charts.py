@@ -3,18 +3,25 @@
 No plotly figure objects: the specs are dicts built here, written into the page
 as a ``data-figure`` attribute (escaped like any other text) and drawn by
 ``static/report.js`` with the plotly.js bundle copied from the ``plotly``
-package. Every text from the data goes through :func:`label` first: plotly
-renders a few HTML tags in names and hover text, so ``<`` and ``&`` become
-entities and a system name stays text. Non-finite numbers become ``None``.
+package. Every text from the data goes through one sanitiser,
+:func:`tracker.text_safety.chart_text` (here :func:`label`), before it reaches
+a chart: plotly renders a subset of HTML (links included) in trace names, tick
+labels, hover text, axis titles and annotations, so ``<``, ``>`` and ``&``
+become entities and a version or system name stays text. Text x values (the
+versions of a category axis: its tick labels and the ``%{x}`` of hover text)
+and the axes' ``categoryarray`` and ``ticktext`` are escaped here too; hover
+templates are the only markup, built from fixed text and labelled units.
+Non-finite numbers become ``None``.
 """
 
 from __future__ import annotations
 
-import html
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+from tracker.text_safety import chart_text, chart_value
 
 __all__ = [
     "Chart",
@@ -53,7 +60,7 @@ class Chart:
 
 def label(text: str) -> str:
     """``text`` safe for plotly's text rendering (names, hover text, titles)."""
-    return html.escape(text, quote=False)
+    return chart_text(text)
 
 
 def color(index: int) -> str:
@@ -89,7 +96,7 @@ def line_trace(
         "type": "scatter",
         "mode": mode,
         "name": label(name),
-        "x": list(x),
+        "x": [chart_value(v) for v in x],
         "y": [_num(v) for v in y],
         "line": line,
         "marker": {"color": color(index), "size": 7},
@@ -113,7 +120,7 @@ def marker_trace(
         "type": "scatter",
         "mode": "markers",
         "name": label(name),
-        "x": list(x),
+        "x": [chart_value(v) for v in x],
         "y": [_num(v) for v in y],
         "text": [label(t) for t in text],
         "opacity": opacity,
@@ -128,6 +135,10 @@ def marker_trace(
 
 
 def _axis(title: str, **extra: Any) -> Spec:
+    """An axis; its ``categoryarray`` and ``ticktext`` (text shown as ticks) are escaped."""
+    for key in ("categoryarray", "ticktext"):
+        if key in extra:
+            extra[key] = [chart_value(v) for v in extra[key]]
     return {"title": {"text": label(title)}, "automargin": True, "zeroline": False, **extra}
 
 

@@ -13,6 +13,10 @@ Measured values (medians, minima, maxima, the compared levels) are written
 exactly; the statistics of a change (Δ%, its CI, p and q) to 7 significant
 digits (:func:`statistic`), far more than any of them means, and a sixth of the
 size of ``comparisons.csv``.
+
+Every text cell goes through :func:`tracker.text_safety.csv_cell`: a label that
+starts like a spreadsheet formula (``=``, ``+``, ``-``, ``@``, tab, carriage
+return) is written with a leading ``'``; numbers are written as numbers.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from tracker.report.common import FindingRow, SystemNames
 from tracker.report.context import PageCounts, SeriesTable
 from tracker.report.filters import evidence_json
 from tracker.report.pages_compare import CompareRow, PairSummary
+from tracker.text_safety import csv_cell
 
 __all__ = [
     "COMPARISONS_HEADER",
@@ -112,7 +117,8 @@ FINDINGS_HEADER = (
 
 
 class CsvFile:
-    """One CSV file written row by row (``None`` as an empty cell, ``\\n`` line ends)."""
+    """One CSV file written row by row (``None`` as an empty cell, ``\\n`` line ends,
+    text cells through :func:`~tracker.text_safety.csv_cell`)."""
 
     def __init__(self, path: Path, header: Sequence[str]) -> None:
         self._file = path.open("w", encoding="utf-8", newline="")
@@ -121,7 +127,7 @@ class CsvFile:
 
     def rows(self, rows: Iterable[Sequence[Any]]) -> None:
         """Append ``rows``."""
-        self._writer.writerows(["" if v is None else v for v in row] for row in rows)
+        self._writer.writerows(["" if v is None else csv_cell(v) for v in row] for row in rows)
 
     def __enter__(self) -> CsvFile:
         return self
@@ -162,11 +168,11 @@ def result_csv_rows(tables: Iterable[SeriesTable], names: SystemNames) -> Iterab
                         row.metric,
                         row.unit,
                         row.higher_is_better,
-                        repr(cell.median),
+                        cell.median,
                         cell.n,
                         cell.valid_count,
-                        repr(cell.min),
-                        repr(cell.max),
+                        cell.min,
+                        cell.max,
                         row.is_example,
                     )
 

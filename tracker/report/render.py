@@ -5,7 +5,9 @@ of the installed ``plotly`` package into ``static/``) and deterministic: the
 same contexts give the same bytes, because the time of generation is part of
 the contexts and never read from the clock. Pages in a sub-folder
 (``benchmark/``, ``system/``, ``compare/``) get ``root = "../"``.
-:class:`PageWriter` writes one page at a time, so the site is never held whole.
+:class:`PageWriter` writes one page at a time, so the site is never held whole,
+into the temporary folder of a render (:mod:`tracker.report.staging` moves it
+into place).
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from __future__ import annotations
 import importlib.util
 import shutil
 from collections.abc import Callable
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
@@ -21,12 +23,18 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from tracker.errors import ConfigError
 from tracker.paths import templates_dir
 from tracker.report.filters import FILTERS
+from tracker.report.staging import MANIFEST
 
-__all__ = ["PLOTLY_JS", "PageWriter", "build_environment", "plotly_js_path", "render_page"]
+__all__ = [
+    "MANIFEST",
+    "PLOTLY_JS",
+    "PageWriter",
+    "build_environment",
+    "plotly_js_path",
+    "render_page",
+]
 
 PLOTLY_JS = "plotly.min.js"
-MANIFEST = ".report-files"
-"""The files the last render wrote, one relative path a line (stale ones are removed)."""
 _PIECES_PER_WRITE = 4096
 
 
@@ -66,13 +74,11 @@ def render_page(environment: Environment, template: str, page: Any, *, root: str
 def _copy_assets(out_dir: Path) -> None:
     static = out_dir / "static"
     shutil.copytree(templates_dir() / "static", static, dirs_exist_ok=True)
-    source, target = plotly_js_path(), static / PLOTLY_JS
-    if not target.is_file() or target.stat().st_size != source.stat().st_size:
-        shutil.copyfile(source, target)
+    shutil.copyfile(plotly_js_path(), static / PLOTLY_JS)
 
 
 class PageWriter:
-    """Writes pages (and other files) under one site folder, creating it and ``static/``."""
+    """Writes pages (and other files) under one (new, empty) folder, creating it and ``static/``."""
 
     def __init__(self, out_dir: Path, on_page: Callable[[int, str], None] | None = None) -> None:
         self.out_dir = out_dir
@@ -82,11 +88,9 @@ class PageWriter:
         out_dir.mkdir(parents=True, exist_ok=True)
         _copy_assets(out_dir)
         self._folders: set[Path] = {out_dir}
-        self._written: set[str] = set()
 
     def path(self, relative: str) -> Path:
         """``relative`` (a path from the site root) as a file path, its folder created."""
-        self._written.add(relative)
         path = self.out_dir / relative
         if path.parent not in self._folders:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -114,38 +118,3 @@ class PageWriter:
     def text(self, relative: str, text: str) -> None:
         """Write ``text`` (UTF-8, ``\\n`` line ends) into ``relative``."""
         self.path(relative).write_text(text, encoding="utf-8", newline="\n")
-
-    def finish(self) -> int:
-        """Remove what an earlier render wrote here and this one did not; return how many.
-
-        Each render lists the files it wrote in :data:`MANIFEST`; only files named
-        in the previous list are removed, so nothing else in the folder is touched
-        (a page of a system that is gone, a page of a shorter pagination).
-        """
-        manifest = self.out_dir / MANIFEST
-        try:
-            earlier = manifest.read_text(encoding="utf-8").splitlines()
-        except (OSError, UnicodeDecodeError):
-            earlier = []
-        removed = 0
-        for relative in earlier:
-            if relative in self._written or not _inside(relative):
-                continue
-            stale = self.out_dir / relative
-            if stale.is_file():
-                stale.unlink()
-                removed += 1
-        listing = "".join(f"{relative}\n" for relative in sorted(self._written))
-        manifest.write_text(listing, encoding="utf-8", newline="\n")
-        return removed
-
-
-def _inside(relative: str) -> bool:
-    """Whether ``relative`` is a plain path below the site folder (no ``..``, not absolute)."""
-    path = PurePosixPath(relative)
-    return (
-        bool(relative)
-        and not path.is_absolute()
-        and ".." not in path.parts
-        and "\\" not in relative
-    )

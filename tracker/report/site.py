@@ -13,6 +13,10 @@ and the machine-readable files (:mod:`tracker.report.files`):
 4. scaling, serving and the findings pages (1,000 a page) with ``findings.csv``;
 5. the overview and ``report.json``.
 
+Every pass writes into a temporary folder beside the site, moved into place
+only when the whole site is written (:mod:`tracker.report.staging`): a failed
+or killed render leaves the previous site as it was.
+
 Memory follows the largest page, not the database: the points and the pairs
 are streamed (``read_points``, ``pairs``), nothing else grows with every result.
 """
@@ -52,6 +56,7 @@ from tracker.report.pages_series import (
 )
 from tracker.report.pages_serving import build_serving_page
 from tracker.report.render import PageWriter
+from tracker.report.staging import staged_site
 
 __all__ = ["render_site", "system_names"]
 
@@ -165,8 +170,16 @@ def render_site(
     """Write every page, ``static/``, ``report.json`` and the CSV files; return ``index.html``.
 
     ``on_page(pages_written, relative_path)`` is called after each page (progress).
+    Raises :class:`~tracker.report.staging.RenderError` when the site could not be
+    written (the previous one is then left as it was).
     """
-    out = PageWriter(out_dir, on_page)
+    with staged_site(out_dir) as stage:
+        _render(data, PageWriter(stage.folder, on_page), generated_at=generated_at)
+        stage.commit()
+    return out_dir / "index.html"
+
+
+def _render(data: ReportInput, out: PageWriter, *, generated_at: str) -> None:
     names = system_names(data)
     findings = finding_rows(data.findings, names)
     ctx = series_context(data, findings, names, generated_at=generated_at)
@@ -225,5 +238,3 @@ def render_site(
         },
     )
     out.text("report.json", text)
-    out.finish()
-    return out_dir / "index.html"
