@@ -17,6 +17,7 @@ from tracker.readers.loadgen import LoadGenReader
 from tracker.readers.mlperf import MLPerfInferenceReader
 from tracker.readers.mlperf_endpoints import EndpointsReader
 from tracker.readers.mlperf_table import MLPerfTableReader
+from tracker.readers.mlperf_training import MLPerfTrainingReader
 from tracker.readers.vllm_bench import VLLMBenchReader
 from tracker.sources.tree import SourceTree
 
@@ -28,6 +29,7 @@ READERS: dict[str, Reader] = {
         # a published MLPerf round first: its tree also holds LoadGen logs and JSON files
         MLPerfInferenceReader(),
         MLPerfTableReader(),
+        MLPerfTrainingReader(),
         # recognised by file names first, then by content (InferenceX before vLLM:
         # an InferenceX folder may hold the raw vLLM files its rows were made from)
         AIPerfReader(),
