@@ -144,26 +144,27 @@ def test_eight_repeats_a_side_use_mann_whitney() -> None:
     )
     (c,) = run.comparisons
     assert c.evidence.method is Method.MANN_WHITNEY
-    assert c.evidence.min_p == pytest.approx(2 / math.comb(16, 8))
+    assert c.evidence.min_p == pytest.approx(1 / math.comb(16, 8))  # one-sided
     assert c.verdict is Verdict.REGRESSION
 
 
 def test_minimum_attainable_p_of_the_exact_mann_whitney() -> None:
-    assert min_attainable_p(Method.MANN_WHITNEY, 3, 3, 20) == pytest.approx(0.1)
-    assert min_attainable_p(Method.MANN_WHITNEY, 4, 4, 20) == pytest.approx(0.0286, abs=1e-4)
-    assert min_attainable_p(Method.MANN_WHITNEY, 5, 5, 20) == pytest.approx(0.0079, abs=1e-4)
+    # one-sided: 1 / C(n_a + n_b, n_a)
+    assert min_attainable_p(Method.MANN_WHITNEY, 3, 3, 20) == pytest.approx(0.05)
+    assert min_attainable_p(Method.MANN_WHITNEY, 4, 4, 20) == pytest.approx(0.0143, abs=1e-4)
+    assert min_attainable_p(Method.MANN_WHITNEY, 5, 5, 20) == pytest.approx(0.0040, abs=1e-4)
     assert min_attainable_p(Method.MANN_WHITNEY, 30, 30, 20) < 1e-10
     assert min_attainable_p(Method.WELCH_LOG, 3, 3, 20) == 0.0
 
 
 def test_a_test_that_cannot_reach_significance_is_not_a_no_change() -> None:
-    policy = ComparePolicy(mwu_min_repeats=3)  # exact MWU, 3 vs 3: p >= 0.1
+    policy = ComparePolicy(mwu_min_repeats=3)  # exact MWU, 3 vs 3: one-sided p >= 0.05
     dropped = compare_versions(
         [repeats(1, 0.10, n=3)], "2.0.12", "2.0.13", rng=np.random.default_rng(0), policy=policy
     )
     (c,) = dropped.comparisons
     assert c.evidence.method is Method.MANN_WHITNEY
-    assert c.evidence.p_value is None and c.evidence.min_p == pytest.approx(0.1)
+    assert c.evidence.p_value is None and c.evidence.min_p == pytest.approx(0.05)
     assert c.verdict is Verdict.SUSPECT
     assert dropped.family_size == 0
     same = SeriesSamples("c", ("a", "b"), ((10.0, 10.1, 9.9), (10.0, 10.1, 9.9)), True)
@@ -185,7 +186,12 @@ def test_a_spike_in_the_history_is_removed_before_the_interval() -> None:
     unspiked = compare_versions(
         [spiky], "v9", "v10", rng=np.random.default_rng(0), policy=ComparePolicy(despike_k=1e9)
     )
-    assert unspiked.comparisons[0].verdict is Verdict.SUSPECT  # the spike inflates s
+    # the spike inflates s: the drop is no longer significant even on its own
+    despiked = compare_versions([spiky], "v9", "v10", rng=np.random.default_rng(0))
+    (kept,), (lost,) = despiked.comparisons, unspiked.comparisons
+    assert lost.verdict is Verdict.NO_CHANGE
+    assert lost.evidence.p_value is not None and kept.evidence.p_value is not None
+    assert lost.evidence.p_value > 10 * kept.evidence.p_value
 
 
 @pytest.mark.parametrize(
@@ -310,7 +316,7 @@ def test_policy_rejects_nonsense() -> None:
 
 def test_min_attainable_p_of_the_asymptotic_test_is_the_normal_tail_of_separation() -> None:
     mean, sd = 30 * 30 / 2.0, math.sqrt(30 * 30 * 61 / 12.0)
-    expected = 2.0 * stats.norm.sf(mean / sd)
+    expected = stats.norm.sf(mean / sd)  # one-sided
     assert min_attainable_p(Method.MANN_WHITNEY, 30, 30, 20) == pytest.approx(expected, rel=1e-12)
 
 

@@ -36,6 +36,10 @@ steps for a single version pair.
 **Change points** (report only): ``detect_change_points(series)``; series with
 fewer than 8 usable versions come back with ``skipped_reason`` set.
 
+**Drifts** (report only): ``detect_drifts(series)``: a steady trend (Mann–Kendall
+under BH, Theil–Sen slope) that fits better than one step; the change points
+inside a drift are dropped by the caller (``drift_covers``).
+
 **Scaling**: one :class:`ScalingPoint` per result, keyed by
 :func:`scaling_key` (submitter, accelerator model, benchmark, scenario, metric,
 software stack, division, workload; *not* the count, *not* the version), with
@@ -80,7 +84,14 @@ from tracker.analysis.cost import (
     parse_price_book,
     price_for,
 )
-from tracker.analysis.defaults import ChangePointPolicy, ComparePolicy
+from tracker.analysis.defaults import ChangePointPolicy, ComparePolicy, DriftPolicy
+from tracker.analysis.drift import (
+    Drift,
+    DriftResult,
+    detect_drifts,
+    drift_covers,
+    outside_drifts,
+)
 from tracker.analysis.gain import (
     GainSummary,
     SeriesGain,
@@ -130,6 +141,9 @@ __all__ = [
     "Comparison",
     "ComparisonRun",
     "CostEstimate",
+    "Drift",
+    "DriftPolicy",
+    "DriftResult",
     "EfficiencyPoint",
     "EvidenceSet",
     "FamilyAdjustment",
@@ -155,12 +169,15 @@ __all__ = [
     "cost_per_million_tokens",
     "decide_verdicts",
     "detect_change_points",
+    "detect_drifts",
+    "drift_covers",
     "efficiency",
     "efficiency_below_floor",
     "efficiency_drops",
     "estimate_cost",
     "find_change_points",
     "goodness",
+    "outside_drifts",
     "pareto_front",
     "parse_price_book",
     "price_for",

@@ -8,7 +8,11 @@ Versions whose level is not positive and finite are left out of the search and
 listed in the result.
 
 Change points are annotations for the report, not gate decisions: they are not
-part of the Benjamini–Hochberg family.
+part of the Benjamini–Hochberg family. Series longer than
+``ChangePointPolicy.reference_points`` (50) are searched with a stricter p-value
+and a lower magnitude floor, so that false alarms do not grow with length
+(:data:`tracker.analysis.defaults.CHANGE_POINT_REFERENCE_POINTS`). One-point spikes
+are also removed at both ends of a series (a one-point segment is no change point).
 """
 
 from __future__ import annotations
@@ -92,21 +96,24 @@ class _Found:
 
 
 def _detect(logs: FloatArray, policy: ChangePointPolicy) -> _Found:
-    clean, spikes = despike(logs, policy.despike_k)
+    clean, spikes = despike(logs, policy.despike_k, ends=True)
     centre = np.median(clean, axis=1, keepdims=True)
     centred = clean - centre
+    points = logs.shape[1]
+    max_p = policy.max_pvalue_for(points)
+    min_segment = policy.min_segment_for(points)
     weak = split(
         centred,
         window=policy.window,
-        min_segment=policy.min_segment,
-        pvalue=policy.first_pass_pvalue,
+        min_segment=min_segment,
+        pvalue=min(max_p * policy.first_pass_factor, 0.5),
     )
     mask = merge(
         centred,
         weak,
-        min_segment=policy.min_segment,
-        max_pvalue=policy.max_pvalue,
-        min_magnitude=policy.min_magnitude,
+        min_segment=min_segment,
+        max_pvalue=max_p,
+        min_magnitude=policy.min_magnitude_for(points),
     )
     p, before, after, _, _ = segment_tests(centred, mask)
     return _Found(mask, spikes, p, before + centre, after + centre)
@@ -141,8 +148,9 @@ class _Prepared:
     excluded: tuple[str, ...]
 
 
-def _level_rows(series: Sequence[SeriesSamples]) -> list[FloatArray]:
-    """Each series' per-version medians; series of one rectangular shape in one array call."""
+def level_rows(series: Sequence[SeriesSamples]) -> list[FloatArray]:
+    """Each series' per-version medians; series of one rectangular shape in one array call
+    (shared with :mod:`tracker.analysis.drift`)."""
     out: list[FloatArray | None] = [None] * len(series)
     shapes: dict[tuple[int, int], list[int]] = {}
     for i, s in enumerate(series):
@@ -159,7 +167,8 @@ def _level_rows(series: Sequence[SeriesSamples]) -> list[FloatArray]:
     return [row for row in out if row is not None]
 
 
-def _prepare(series: SeriesSamples, levels: FloatArray) -> _Prepared:
+def prepare_levels(series: SeriesSamples, levels: FloatArray) -> _Prepared:
+    """The usable versions of a series (positive, finite levels) and their logs."""
     usable = np.isfinite(levels) & (levels > 0.0)
     if usable.all():
         return _Prepared(series, tuple(range(levels.size)), np.log(levels), ())
@@ -194,7 +203,7 @@ def detect_change_points(
 ) -> tuple[ChangePointResult, ...]:
     """Change points of every series, in the order given (vectorised per series length)."""
     pol = policy or ChangePointPolicy()
-    prepared = [_prepare(s, lv) for s, lv in zip(series, _level_rows(series), strict=True)]
+    prepared = [prepare_levels(s, lv) for s, lv in zip(series, level_rows(series), strict=True)]
     results: list[ChangePointResult | None] = [None] * len(prepared)
     by_length: dict[int, list[int]] = {}
     for i, prep in enumerate(prepared):

@@ -17,8 +17,13 @@ otherwise                                   plain threshold on ``g``; floor 5%
 a side with a value ≤ 0, NaN or ∞           none (INCONCLUSIVE)
 ==========================================  ==========================================
 
-Then :func:`~tracker.analysis.verdicts.decide_verdicts` puts every p-value of the
-run into one Benjamini–Hochberg family and gives each series a verdict.
+Every test is one-sided: each series gets the p of "worse" and of "better"
+(``p_value`` is the one in the direction of ``g``). Then
+:func:`~tracker.analysis.verdicts.decide_verdicts` puts them into the run's two
+directional Benjamini–Hochberg families (regressions, improvements; its
+docstring argues the choice) and gives each series a verdict. Each series also
+gets the number of repeats a re-run needs to confirm a change of the size seen
+(``advised_repeats``, shown with a SUSPECT).
 
 For the history method ``g`` (and the floor) is measured against the baseline's
 value, while the p-value and CI are those of the candidate against the whole
@@ -37,16 +42,17 @@ from dataclasses import replace as _replace
 import numpy as np
 import numpy.typing as npt
 
-from tracker.analysis.defaults import ComparePolicy
-from tracker.analysis.history import prediction_test
+from tracker.analysis.defaults import MAX_ADVISED_REPEATS, ComparePolicy
+from tracker.analysis.history import prediction_tails
 from tracker.analysis.series import SeriesSamples, direction, is_usable, level
 from tracker.analysis.twosample import (
     Method,
+    advised_repeats,
     bootstrap_ci,
     choose_test,
-    mann_whitney_p,
+    mann_whitney_tails,
     min_attainable_p,
-    welch_log_p,
+    welch_log_tails,
 )
 from tracker.analysis.verdicts import (
     ChangeEvidence,
@@ -69,6 +75,31 @@ __all__ = [
 ]
 
 FloatArray = npt.NDArray[np.float64]
+
+
+def _directional(
+    g: FloatArray, sign: FloatArray, p_less: FloatArray, p_greater: FloatArray
+) -> tuple[FloatArray, FloatArray]:
+    """``(p in the direction of g, p in the other)`` from the tails of "candidate below/above".
+
+    "Worse" is "below" when higher is better (``sign > 0``), "above" otherwise.
+    """
+    p_worse = np.where(sign > 0.0, p_less, p_greater)
+    p_better = np.where(sign > 0.0, p_greater, p_less)
+    down = g < 0.0
+    return np.where(down, p_worse, p_better), np.where(down, p_better, p_worse)
+
+
+def _advice(g: FloatArray, sd: FloatArray, policy: ComparePolicy) -> list[int]:
+    n = advised_repeats(
+        g,
+        sd,
+        level=policy.advice_level,
+        power=policy.advice_power,
+        least=policy.min_repeats,
+        most=MAX_ADVISED_REPEATS,
+    )
+    return [int(v) for v in n]
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,16 +173,20 @@ def _evaluate_repeats(
     n_a, n_b = raw_a.shape[1], raw_b.shape[1]
     method = choose_test(n_a, n_b, policy.mwu_min_repeats)
     min_p = min_attainable_p(method, n_a, n_b, policy.mwu_exact_max)
-    p: FloatArray | None = None
-    if min_p < policy.q_level:
-        exact = max(n_a, n_b) <= policy.mwu_exact_max
-        p = (
-            welch_log_p(la, lb)
-            if method is Method.WELCH_LOG
-            else mann_whitney_p(la, lb, exact=exact)
-        )
     med_a, med_b = np.median(raw_a, axis=1), np.median(raw_b, axis=1)
     g = sign * np.log(med_b / med_a)
+    p: FloatArray | None = None
+    other: FloatArray | None = None
+    if min_p < policy.q_level:
+        exact = max(n_a, n_b) <= policy.mwu_exact_max
+        tails = (
+            welch_log_tails(la, lb)
+            if method is Method.WELCH_LOG
+            else mann_whitney_tails(la, lb, exact=exact)
+        )
+        p, other = _directional(g, sign, *tails)
+    sd = np.sqrt(0.5 * (la.var(axis=1, ddof=1) + lb.var(axis=1, ddof=1)))
+    advice = _advice(g, sd, policy)
     lo, hi = bootstrap_ci(
         la, lb, sign, rng=rng, resamples=policy.bootstrap_resamples, confidence=policy.confidence
     )
@@ -166,8 +201,10 @@ def _evaluate_repeats(
             ci_low=float(lo[i]),
             ci_high=float(hi[i]),
             p_value=None if p is None else float(p[i]),
+            p_opposite=None if other is None else float(other[i]),
             min_p=min_p,
             note=note,
+            advised_repeats=advice[i],
         )
         for i, plan in enumerate(plans)
     ]
@@ -178,11 +215,13 @@ def _evaluate_history(plans: Sequence[_Plan], policy: ComparePolicy) -> list[Cha
     base = np.array([p.base[0] for p in plans], dtype=np.float64)
     cand = np.array([p.cand[0] for p in plans], dtype=np.float64)
     sign = np.array([direction(p.head.higher_is_better) for p in plans])
-    p, lo, hi = prediction_test(
+    found = prediction_tails(
         hist, np.log(cand), despike_k=policy.despike_k, confidence=policy.confidence
     )
     g = sign * np.log(cand / base)
-    ends = np.sort(np.stack([sign * lo, sign * hi]), axis=0)
+    p, other = _directional(g, sign, found.p_less, found.p_greater)
+    advice = _advice(g, found.sd, policy)
+    ends = np.sort(np.stack([sign * found.low, sign * found.high]), axis=0)
     return [
         _replace(
             plan.head,
@@ -194,7 +233,9 @@ def _evaluate_history(plans: Sequence[_Plan], policy: ComparePolicy) -> list[Cha
             ci_low=float(ends[0, i]),
             ci_high=float(ends[1, i]),
             p_value=float(p[i]),
+            p_opposite=float(other[i]),
             min_p=0.0,
+            advised_repeats=advice[i],
         )
         for i, plan in enumerate(plans)
     ]
@@ -282,4 +323,6 @@ def compare_versions(
     found = collect_evidence(
         series, baseline, candidate, rng=rng, policy=pol, segment_starts=segment_starts
     )
-    return decide_verdicts(found.evidence, q_level=pol.q_level, missing=found.missing)
+    return decide_verdicts(
+        found.evidence, q_level=pol.q_level, missing=found.missing, suspect_p=pol.suspect_p
+    )

@@ -10,30 +10,42 @@ Floors are compared with ``|g|``, the direction-aware log-ratio
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 __all__ = [
+    "ADVICE_LEVEL",
+    "ADVICE_POWER",
     "BOOTSTRAP_RESAMPLES",
     "CHANGE_POINT_MAX_PVALUE",
     "CHANGE_POINT_MIN_MAGNITUDE",
     "CHANGE_POINT_MIN_POINTS",
+    "CHANGE_POINT_LONG_MIN_MAGNITUDE",
+    "CHANGE_POINT_LONG_MIN_SEGMENT",
     "CHANGE_POINT_MIN_SEGMENT",
+    "CHANGE_POINT_REFERENCE_POINTS",
     "CHANGE_POINT_WINDOW",
     "CONFIDENCE",
     "DESPIKE_K",
+    "DRIFT_MIN_MAGNITUDE",
+    "DRIFT_MIN_POINTS",
+    "DRIFT_MIN_SPAN",
     "EFFICIENCY_DROP_FLOOR",
     "EFFICIENCY_FLOOR",
     "FIRST_PASS_FACTOR",
     "FLOOR_REPEATS",
     "FLOOR_SINGLE",
+    "MAX_ADVISED_REPEATS",
     "MAX_HISTORY",
     "MIN_HISTORY",
     "MIN_REPEATS",
     "MWU_EXACT_MAX",
     "MWU_MIN_REPEATS",
     "Q_LEVEL",
+    "SUSPECT_P",
     "ChangePointPolicy",
     "ComparePolicy",
+    "DriftPolicy",
 ]
 
 Q_LEVEL = 0.05
@@ -44,6 +56,20 @@ FLOOR_REPEATS = 0.02
 
 FLOOR_SINGLE = 0.05
 """Effect floor for one value per version (asv 5%, Conbench 5%, Nyrkiö 5%)."""
+
+SUSPECT_P = 0.01
+"""A drop past the floor that the family does not confirm is SUSPECT only when its own
+one-sided p is below this (at CV 2%: ≤ 1% of unchanged series, issue 15)."""
+
+ADVICE_LEVEL = 0.005
+"""One-sided level a re-run is sized for (:func:`~tracker.analysis.twosample.advised_repeats`):
+about what Benjamini–Hochberg asks of a discovery among a few in a family of hundreds."""
+
+ADVICE_POWER = 0.90
+"""Power a re-run is sized for."""
+
+MAX_ADVISED_REPEATS = 50
+"""The advised number of repeats is capped here."""
 
 MIN_REPEATS = 3
 """Samples needed on *both* sides for a two-sample test; fewer means single-value mode."""
@@ -84,8 +110,33 @@ CHANGE_POINT_MIN_SEGMENT = 2
 CHANGE_POINT_WINDOW = 50
 """E-Divisive runs over windows of this many points, stepping by half a window (Otava)."""
 
+CHANGE_POINT_REFERENCE_POINTS = 50
+"""Series up to this long are searched with the settings above as they are. A longer
+series of ``n`` points (ratio ``r = n / 50``) is searched with ``max_pvalue / r²`` (its
+split/merge makes about ``r`` times as many tests, each over a scan ``r`` times as
+long), a magnitude floor of ``max(CHANGE_POINT_LONG_MIN_MAGNITUDE, min_magnitude / √r)``
+(its segments are long enough to measure smaller steps) and segments of at least
+``CHANGE_POINT_LONG_MIN_SEGMENT``. Measured (benchmarks/bench_detection.py): the share of
+stationary series with a false change point stays ≤ 0.5% at 50, 200 and 1,000 points
+instead of growing from 0.4% to 2.9%, and F1 at 200 points rises from 0.95 to 0.98."""
+
+CHANGE_POINT_LONG_MIN_MAGNITUDE = 0.025
+"""The lowest magnitude floor of long series (see :data:`CHANGE_POINT_REFERENCE_POINTS`)."""
+
+CHANGE_POINT_LONG_MIN_SEGMENT = 3
+"""The shortest segment of series longer than :data:`CHANGE_POINT_REFERENCE_POINTS`."""
+
 CHANGE_POINT_MIN_POINTS = 8
 """Series shorter than this are not searched for change points (Orion: about 10)."""
+
+DRIFT_MIN_POINTS = 12
+"""Series shorter than this are not tested for a drift."""
+
+DRIFT_MIN_SPAN = 8
+"""A drift runs over at least this many versions (shorter ramps are steps)."""
+
+DRIFT_MIN_MAGNITUDE = 0.05
+"""A drift is reported when its total change (slope × span) is above this (as change points)."""
 
 EFFICIENCY_FLOOR = 0.90
 """Scaling efficiency below this is a finding."""
@@ -109,8 +160,15 @@ class ComparePolicy:
     bootstrap_resamples: int = BOOTSTRAP_RESAMPLES
     confidence: float = CONFIDENCE
     despike_k: float = DESPIKE_K
+    suspect_p: float = SUSPECT_P
+    advice_level: float = ADVICE_LEVEL
+    advice_power: float = ADVICE_POWER
 
     def __post_init__(self) -> None:
+        if not 0.0 < self.suspect_p <= 1.0:
+            raise ValueError("suspect_p must lie in (0, 1]")
+        if not 0.0 < self.advice_level < 0.5 or not 0.5 < self.advice_power < 1.0:
+            raise ValueError("advice_level must lie in (0, 0.5) and advice_power in (0.5, 1)")
         if not 0.0 < self.q_level < 1.0 or not 0.0 < self.confidence < 1.0:
             raise ValueError("q_level and confidence must lie strictly between 0 and 1")
         if min(self.floor_repeats, self.floor_single) < 0.0:
@@ -132,6 +190,9 @@ class ChangePointPolicy:
     window: int = CHANGE_POINT_WINDOW
     min_points: int = CHANGE_POINT_MIN_POINTS
     despike_k: float = DESPIKE_K
+    reference_points: int = CHANGE_POINT_REFERENCE_POINTS
+    long_min_magnitude: float = CHANGE_POINT_LONG_MIN_MAGNITUDE
+    long_min_segment: int = CHANGE_POINT_LONG_MIN_SEGMENT
 
     def __post_init__(self) -> None:
         if not 0.0 < self.max_pvalue < 1.0 or self.first_pass_factor < 1.0:
@@ -140,8 +201,52 @@ class ChangePointPolicy:
             raise ValueError("need min_segment >= 2 and window >= 2 * min_segment")
         if self.min_points < 2 * self.min_segment:
             raise ValueError("min_points must be at least 2 * min_segment")
+        if self.reference_points < self.min_points or self.long_min_segment < 2:
+            raise ValueError("need reference_points >= min_points and long_min_segment >= 2")
+        if 2 * self.long_min_segment > self.window:
+            raise ValueError("need window >= 2 * long_min_segment")
 
     @property
     def first_pass_pvalue(self) -> float:
         """The split step's relaxed p-value (capped below 1)."""
         return min(self.max_pvalue * self.first_pass_factor, 0.5)
+
+    def _ratio(self, points: int) -> float:
+        return max(1.0, points / self.reference_points)
+
+    def max_pvalue_for(self, points: int) -> float:
+        """The merge step's p-value for series of ``points`` points (see
+        :data:`CHANGE_POINT_REFERENCE_POINTS`)."""
+        return self.max_pvalue / self._ratio(points) ** 2
+
+    def min_magnitude_for(self, points: int) -> float:
+        """The magnitude floor for series of ``points`` points."""
+        if points <= self.reference_points:
+            return self.min_magnitude
+        scaled = self.min_magnitude / math.sqrt(self._ratio(points))
+        return max(min(self.long_min_magnitude, self.min_magnitude), scaled)
+
+    def min_segment_for(self, points: int) -> int:
+        """The shortest segment for series of ``points`` points."""
+        if points <= self.reference_points:
+            return self.min_segment
+        return max(self.min_segment, self.long_min_segment)
+
+
+@dataclass(frozen=True, slots=True)
+class DriftPolicy:
+    """The knobs of drift detection (see :mod:`tracker.analysis.drift`)."""
+
+    q_level: float = Q_LEVEL
+    min_points: int = DRIFT_MIN_POINTS
+    min_span: int = DRIFT_MIN_SPAN
+    min_magnitude: float = DRIFT_MIN_MAGNITUDE
+    despike_k: float = DESPIKE_K
+
+    def __post_init__(self) -> None:
+        if not 0.0 < self.q_level < 1.0:
+            raise ValueError("q_level must lie strictly between 0 and 1")
+        if self.min_span < 4 or self.min_points < self.min_span:
+            raise ValueError("need min_span >= 4 and min_points >= min_span")
+        if self.min_magnitude < 0.0:
+            raise ValueError("min_magnitude must not be negative")

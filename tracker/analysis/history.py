@@ -9,16 +9,52 @@ its nominal false-alarm rate, where MAD-based scales do not.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import numpy.typing as npt
 from scipy import special  # type: ignore[import-untyped]
 
 from tracker.analysis.spikes import despike
-from tracker.analysis.ttests import t_pvalue
+from tracker.analysis.ttests import t_pvalue, t_tail_pvalues
 
-__all__ = ["prediction_test"]
+__all__ = ["PredictionTails", "prediction_tails", "prediction_test"]
 
 FloatArray = npt.NDArray[np.float64]
+
+
+@dataclass(frozen=True, slots=True)
+class PredictionTails:
+    """One-sided p-values of new values against their history, the CI and the noise.
+
+    ``p_less`` is the p of "the new value is below the history" (small when it is
+    far below), ``p_greater`` of "above". ``low``/``high`` is the two-sided
+    ``confidence`` interval of ``new − mean(history)``, ``shift`` its centre and
+    ``sd`` the history's sample standard deviation (log units).
+    """
+
+    p_less: FloatArray
+    p_greater: FloatArray
+    shift: FloatArray
+    low: FloatArray
+    high: FloatArray
+    sd: FloatArray
+
+
+def prediction_tails(
+    history: FloatArray, new: FloatArray, *, despike_k: float, confidence: float
+) -> PredictionTails:
+    """:func:`prediction_test` with one-sided p-values (see :class:`PredictionTails`)."""
+    clean, _ = despike(history, despike_k)
+    n = float(clean.shape[1])
+    mean = clean.mean(axis=1)
+    var = clean.var(axis=1, ddof=1)
+    shift = new - mean
+    se2 = var * (1.0 + 1.0 / n)
+    df = np.full(shift.shape, n - 1.0)
+    p_less, p_greater = t_tail_pvalues(shift, se2, df)
+    half = float(special.stdtrit(n - 1.0, 0.5 + confidence / 2.0)) * np.sqrt(se2)
+    return PredictionTails(p_less, p_greater, shift, shift - half, shift + half, np.sqrt(var))
 
 
 def prediction_test(

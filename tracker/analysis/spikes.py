@@ -37,7 +37,9 @@ def noise_scale(values: FloatArray) -> FloatArray:
     return np.asarray(np.maximum(scale, _SCALE_FLOOR), dtype=np.float64)
 
 
-def despike(values: FloatArray, k: float = DESPIKE_K) -> tuple[FloatArray, BoolArray]:
+def despike(
+    values: FloatArray, k: float = DESPIKE_K, *, ends: bool = False
+) -> tuple[FloatArray, BoolArray]:
     """Replace reverting one-point spikes in each row of a 2-D array.
 
     Parameters
@@ -46,6 +48,12 @@ def despike(values: FloatArray, k: float = DESPIKE_K) -> tuple[FloatArray, BoolA
         Shape ``(series, points)``, normally log values.
     k
         How many noise scales make an excursion a spike.
+    ends
+        Also judge the first and last point: one is a spike when it lies far from
+        its neighbour and the next point while those two agree; it is then
+        replaced by its neighbour. (For change points, where a one-point segment
+        cannot be a change anyway; not for a comparison's history, whose last
+        point is the baseline.)
 
     Returns
     -------
@@ -62,5 +70,18 @@ def despike(values: FloatArray, k: float = DESPIKE_K) -> tuple[FloatArray, BoolA
     far = np.minimum(np.abs(mid - lo), np.abs(mid - hi)) > limit
     spike = far & (np.abs(hi - lo) < limit)
     mask[:, 1:-1] = spike
-    out[:, 1:-1] = np.where(spike, 0.5 * (lo + hi), mid)
+    cleaned = np.where(spike, 0.5 * (lo + hi), mid)
+    if ends:
+        for edge, near, next_ in ((0, 1, 2), (-1, -2, -3)):
+            far_end = (
+                np.minimum(
+                    np.abs(out[:, edge] - out[:, near]), np.abs(out[:, edge] - out[:, next_])
+                )
+                > limit[:, 0]
+            )
+            calm = np.abs(out[:, near] - out[:, next_]) < limit[:, 0]
+            hit = far_end & calm
+            mask[:, edge] = hit
+            out[:, edge] = np.where(hit, out[:, near], out[:, edge])
+    out[:, 1:-1] = cleaned
     return out, mask

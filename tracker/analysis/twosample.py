@@ -23,15 +23,18 @@ import numpy as np
 import numpy.typing as npt
 from scipy import special  # type: ignore[import-untyped]
 
-from tracker.analysis.ttests import welch_t_pvalue
+from tracker.analysis.ttests import welch_t_pvalue, welch_t_tails
 
 __all__ = [
     "Method",
+    "advised_repeats",
     "bootstrap_ci",
     "choose_test",
     "min_attainable_p",
     "mann_whitney_p",
+    "mann_whitney_tails",
     "welch_log_p",
+    "welch_log_tails",
 ]
 
 FloatArray = npt.NDArray[np.float64]
@@ -54,20 +57,22 @@ def choose_test(n_a: int, n_b: int, mwu_min_repeats: int) -> Method:
 
 
 def min_attainable_p(method: Method, n_a: int, n_b: int, exact_max: int) -> float:
-    """The smallest two-sided p the test can give with these sample sizes.
+    """The smallest one-sided p the test can give with these sample sizes.
 
-    Exact MWU: ``2 / C(n_a + n_b, n_a)`` (0.1 for 3 vs 3, 0.0079 for 5 vs 5);
-    asymptotic MWU: the p of complete separation; Welch: 0 from 2 samples a side.
+    Exact MWU: ``1 / C(n_a + n_b, n_a)`` (0.05 for 3 vs 3, 0.004 for 5 vs 5);
+    asymptotic MWU: the one-sided p of complete separation; Welch: 0 from 2
+    samples a side. (Every test of a comparison is one-sided, see
+    :mod:`tracker.analysis.verdicts`.)
     """
     if min(n_a, n_b) < 2:
         return 1.0
     if method is Method.WELCH_LOG:
         return 0.0
     if max(n_a, n_b) <= exact_max:
-        return min(1.0, 2.0 / math.comb(n_a + n_b, n_a))
+        return min(1.0, 1.0 / math.comb(n_a + n_b, n_a))
     mean = n_a * n_b / 2.0
     sd = math.sqrt(n_a * n_b * (n_a + n_b + 1) / 12.0)
-    return float(min(1.0, 2.0 * special.ndtr(-mean / sd)))
+    return float(min(1.0, special.ndtr(-mean / sd)))
 
 
 def welch_log_p(base: FloatArray, cand: FloatArray) -> FloatArray:
@@ -77,6 +82,59 @@ def welch_log_p(base: FloatArray, cand: FloatArray) -> FloatArray:
     mean_a, var_a = base.mean(axis=1), base.var(axis=1, ddof=1)
     mean_b, var_b = cand.mean(axis=1), cand.var(axis=1, ddof=1)
     return welch_t_pvalue(mean_a, var_a, n_a, mean_b, var_b, n_b)
+
+
+def advised_repeats(
+    effect: FloatArray,
+    sd: FloatArray,
+    *,
+    level: float,
+    power: float,
+    least: int,
+    most: int,
+) -> npt.NDArray[np.int64]:
+    """Repeats per version for a one-sided two-sample test to confirm ``effect``.
+
+    The normal-approximation sample size ``2·((z₁₋ₗₑᵥₑₗ + z_power)·sd / effect)²``
+    plus one (for Student's t), per row, clamped to ``[least, most]``. ``sd`` is the
+    noise of one value in log units, ``effect`` the log change to confirm; a row
+    without noise needs ``least``.
+    """
+    z = float(special.ndtri(1.0 - level) + special.ndtri(power))
+    size = np.abs(effect)
+    ratio = np.where(size > 0.0, sd / np.where(size > 0.0, size, 1.0), np.inf)
+    n = np.ceil(2.0 * (z * ratio) ** 2) + 1.0
+    n = np.where(np.isfinite(n), n, float(most))
+    return np.clip(n, least, most).astype(np.int64)
+
+
+def welch_log_tails(base: FloatArray, cand: FloatArray) -> tuple[FloatArray, FloatArray]:
+    """One-sided p of Welch's t per row: ``cand`` below ``base``, and ``cand`` above it."""
+    n_a = np.full(base.shape[0], float(base.shape[1]))
+    n_b = np.full(cand.shape[0], float(cand.shape[1]))
+    mean_a, var_a = base.mean(axis=1), base.var(axis=1, ddof=1)
+    mean_b, var_b = cand.mean(axis=1), cand.var(axis=1, ddof=1)
+    return welch_t_tails(mean_a, var_a, n_a, mean_b, var_b, n_b)
+
+
+def mann_whitney_tails(
+    base: FloatArray, cand: FloatArray, *, exact: bool
+) -> tuple[FloatArray, FloatArray]:
+    """One-sided p of Mann–Whitney U per row: ``cand`` below ``base``, and above it.
+
+    Rows where all values tie give 1 on both sides.
+    """
+    from scipy import stats
+
+    method = "exact" if exact else "asymptotic"
+    both = np.concatenate([base, cand], axis=1)
+    constant = np.ptp(both, axis=1) == 0.0
+    out = []
+    for alternative in ("less", "greater"):
+        result = stats.mannwhitneyu(cand, base, axis=1, alternative=alternative, method=method)
+        p = np.asarray(result.pvalue, dtype=np.float64).reshape(base.shape[0])
+        out.append(np.where(constant | ~np.isfinite(p), 1.0, np.minimum(p, 1.0)))
+    return out[0], out[1]
 
 
 def mann_whitney_p(base: FloatArray, cand: FloatArray, *, exact: bool) -> FloatArray:

@@ -1,28 +1,58 @@
-"""Verdicts of two-version comparisons: the evidence, one BH family per run, the rules.
+"""Verdicts of two-version comparisons: the evidence, two directional BH families, the rules.
 
-:func:`decide_verdicts` puts every p-value of one analysis run into one
-Benjamini–Hochberg family and gives each comparison a :class:`Verdict`:
+Directional testing
+-------------------
+Every test is one-sided. A comparison holds two hypotheses, "the candidate is
+worse" and "the candidate is better", each with its one-sided p-value
+(``p_worse + p_better ≈ 1``). :func:`decide_verdicts` puts the run's ``p_worse``
+into one Benjamini–Hochberg family (the *regression family*) and its
+``p_better`` into another (the *improvement family*), each of the run's size
+``m``, each at ``q_level``.
 
-* tested: ``|g| ≤ floor`` → NO_CHANGE; past the floor and confirmed (q below
-  ``q_level`` and the CI on the same side of 0) → REGRESSION or IMPROVEMENT; a drop
-  past the floor that is not confirmed → SUSPECT; an unconfirmed gain → NO_CHANGE.
+Why two families and not one family of ``2m`` directional hypotheses: in the
+single family, half of the ``2m`` p-values are ``≥ 0.5`` and never rejected,
+so every q-value is ``p_one-sided · 2m / rank`` = ``p_two-sided · m / rank``:
+exactly the two-sided test, and none of the power a one-sided test gives back
+to a single value per version (anchors §4; issue 15: 13% → 39% of 10% drops
+confirmed at 5 history points). With two families the regression family
+controls the expected share of false REGRESSION verdicts among the
+regressions at ``q_level`` (what the gate fails on), and the improvement
+family that of false IMPROVEMENT verdicts among the improvements; a series
+can be a discovery in one family only (its two p-values cannot both be
+small). The price is that the *whole* run's false-discovery share is bounded
+by ``2·q_level`` rather than ``q_level``, and a reader of a regression needs
+only the regression family's guarantee.
+
+Rules
+-----
+* tested: ``|g| ≤ floor`` → NO_CHANGE; past the floor and confirmed in the
+  family of its direction (q below ``q_level``; for repeats also the bootstrap
+  CI of the medians on the same side of 0) → REGRESSION or IMPROVEMENT; a drop
+  past the floor that is not confirmed but whose own one-sided p is below
+  ``suspect_p`` (the test alone says "worse", the family does not) → SUSPECT;
+  else NO_CHANGE.
 * the test cannot reach ``q_level`` (asv's guard): a drop past the floor → SUSPECT,
   else INCONCLUSIVE.
 * plain threshold (no history): past twice the floor → REGRESSION / IMPROVEMENT; a
   drop past the floor → SUSPECT; else NO_CHANGE.
 * no usable values → INCONCLUSIVE.
+
+A SUSPECT carries ``advised_repeats``: how many repeats of each version a re-run
+needs to confirm a drop of the size seen (see
+:func:`tracker.analysis.twosample.advised_repeats`); :func:`judge` writes it into
+the comparison's note.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 
 import numpy as np
 
-from tracker.analysis.defaults import Q_LEVEL
+from tracker.analysis.defaults import Q_LEVEL, SUSPECT_P
 from tracker.analysis.multiple import Method as FamilyMethod
 from tracker.analysis.multiple import q_values
 from tracker.analysis.series import direction
@@ -34,6 +64,9 @@ __all__ = [
     "ComparisonRun",
     "Verdict",
     "decide_verdicts",
+    "directional_q_values",
+    "judge",
+    "suspect_advice",
     "verdict_of",
 ]
 
@@ -44,7 +77,7 @@ class Verdict(StrEnum):
     REGRESSION = "regression"
     IMPROVEMENT = "improvement"
     SUSPECT = "suspect"
-    """Worse past the floor, but not confirmed by the test."""
+    """Worse past the floor, significant on its own but not confirmed by the family."""
     NO_CHANGE = "no_change"
     INCONCLUSIVE = "inconclusive"
     """No usable values, or a test that could never reach significance."""
@@ -59,6 +92,11 @@ class ChangeEvidence:
     the prediction interval, where the CI is that of the candidate's shift from the
     history mean (``g`` is against the baseline). ``min_p`` is the smallest p the
     test could give.
+
+    ``p_value`` is one-sided, in the direction of ``g``: the p of "worse" when
+    ``g < 0``, of "better" otherwise; ``p_opposite`` is the one-sided p of the
+    other direction (``None``: ``1 − p_value``). ``advised_repeats`` is the number
+    of repeats per version a re-run needs to confirm a change of size ``|g|``.
     """
 
     key: str
@@ -77,6 +115,15 @@ class ChangeEvidence:
     p_value: float | None = None
     min_p: float | None = None
     note: str = ""
+    p_opposite: float | None = None
+    advised_repeats: int | None = None
+
+    def one_sided(self) -> tuple[float, float] | None:
+        """``(p_worse, p_better)``, or ``None`` when untested."""
+        if self.p_value is None or self.g is None:
+            return None
+        other = 1.0 - self.p_value if self.p_opposite is None else self.p_opposite
+        return (self.p_value, other) if self.g < 0.0 else (other, self.p_value)
 
     @property
     def ratio(self) -> float | None:
@@ -117,7 +164,7 @@ class Comparison:
 
 @dataclass(frozen=True, slots=True)
 class ComparisonRun:
-    """The verdicts of one analysis run; ``family_size`` p-values went into one BH call."""
+    """The verdicts of one analysis run; each directional family had ``family_size`` p-values."""
 
     comparisons: tuple[Comparison, ...]
     family_size: int
@@ -140,12 +187,16 @@ class ComparisonRun:
 def _confirmed(ev: ChangeEvidence, q: float | None, q_level: float, worse: bool) -> bool:
     if q is None or q >= q_level:
         return False
+    if ev.method is Method.PREDICTION_INTERVAL:
+        return True  # its CI is the test's own two-sided interval: the one-sided q decides
     if worse:
         return ev.ci_high is not None and ev.ci_high < 0.0
     return ev.ci_low is not None and ev.ci_low > 0.0
 
 
-def _verdict(ev: ChangeEvidence, q: float | None, q_level: float) -> Verdict:
+def _verdict(
+    ev: ChangeEvidence, q: float | None, q_level: float, suspect_p: float = SUSPECT_P
+) -> Verdict:
     if ev.g is None:
         return Verdict.INCONCLUSIVE
     g, floor = ev.g, ev.floor
@@ -160,16 +211,72 @@ def _verdict(ev: ChangeEvidence, q: float | None, q_level: float) -> Verdict:
     worse = g < 0
     if _confirmed(ev, q, q_level, worse):
         return Verdict.REGRESSION if worse else Verdict.IMPROVEMENT
-    return Verdict.SUSPECT if worse else Verdict.NO_CHANGE
+    return Verdict.SUSPECT if worse and ev.p_value < suspect_p else Verdict.NO_CHANGE
 
 
-def verdict_of(evidence: ChangeEvidence, q_value: float | None, q_level: float) -> Verdict:
+def verdict_of(
+    evidence: ChangeEvidence,
+    q_value: float | None,
+    q_level: float,
+    *,
+    suspect_p: float = SUSPECT_P,
+) -> Verdict:
     """The verdict of one comparison given its q-value (the rules of the module docstring).
 
     The gate uses it to apply per-series floors and q levels to a run's evidence
-    (the floor is ``evidence.floor``); the q-values stay those of the whole family.
+    (the floor is ``evidence.floor``); the q-values stay those of the run's families.
     """
-    return _verdict(evidence, q_value, q_level)
+    return _verdict(evidence, q_value, q_level, suspect_p)
+
+
+def suspect_advice(evidence: ChangeEvidence) -> str:
+    """What a SUSPECT asks for: the change seen and the repeats that would settle it."""
+    delta = evidence.delta_pct
+    seen = f"{delta:+.1f}%" if delta is not None else "worse"
+    n = evidence.advised_repeats
+    if n is None:
+        return f"{seen} past the floor, not confirmed; re-run both versions with repeats"
+    return (
+        f"{seen} past the floor, not confirmed; re-run both versions with {n} repeats "
+        "each to confirm or clear it"
+    )
+
+
+def judge(
+    evidence: ChangeEvidence,
+    q_value: float | None,
+    q_level: float,
+    *,
+    suspect_p: float = SUSPECT_P,
+) -> Comparison:
+    """:func:`verdict_of` as a :class:`Comparison`; a SUSPECT's note carries its advice."""
+    found = _verdict(evidence, q_value, q_level, suspect_p)
+    if found is Verdict.SUSPECT:
+        advice = suspect_advice(evidence)
+        note = f"{evidence.note}; {advice}" if evidence.note else advice
+        evidence = replace(evidence, note=note)
+    return Comparison(evidence, q_value, found)
+
+
+def directional_q_values(
+    evidence: Sequence[ChangeEvidence], family_method: FamilyMethod = "bh"
+) -> tuple[list[float | None], int]:
+    """Each comparison's q-value in the family of its direction, and the family size.
+
+    The regression family holds every tested comparison's ``p_worse``, the
+    improvement family its ``p_better`` (module docstring); a comparison's q is
+    the one of the family its ``g`` points to. ``None`` for untested evidence.
+    """
+    tested = [i for i, ev in enumerate(evidence) if ev.one_sided() is not None]
+    pairs = [evidence[i].one_sided() for i in tested]
+    worse = np.array([p[0] for p in pairs if p is not None], dtype=np.float64)
+    better = np.array([p[1] for p in pairs if p is not None], dtype=np.float64)
+    q_worse, q_better = q_values(worse, family_method), q_values(better, family_method)
+    qs: list[float | None] = [None] * len(evidence)
+    for j, i in enumerate(tested):
+        g = evidence[i].g
+        qs[i] = float(q_worse[j] if g is not None and g < 0.0 else q_better[j])
+    return qs, len(tested)
 
 
 def decide_verdicts(
@@ -178,19 +285,15 @@ def decide_verdicts(
     q_level: float = Q_LEVEL,
     family_method: FamilyMethod = "bh",
     missing: Sequence[str] = (),
+    suspect_p: float = SUSPECT_P,
 ) -> ComparisonRun:
-    """One multiple-testing family over all ``evidence`` of a run, then each verdict.
+    """The two directional families over all ``evidence`` of a run, then each verdict.
 
     Pass the evidence of every version pair and metric analysed in the run
-    together, so that the family (and its reported size) is the whole run.
+    together, so that the families (and their reported size) are the whole run.
     """
-    tested = [i for i, ev in enumerate(evidence) if ev.p_value is not None]
-    pvalues = [evidence[i].p_value for i in tested]
-    q = q_values(np.array(pvalues, dtype=np.float64), family_method)
-    qs: list[float | None] = [None] * len(evidence)
-    for i, value in zip(tested, q, strict=True):
-        qs[i] = float(value)
+    qs, family_size = directional_q_values(evidence, family_method)
     comparisons = tuple(
-        Comparison(ev, qs[i], _verdict(ev, qs[i], q_level)) for i, ev in enumerate(evidence)
+        judge(ev, qs[i], q_level, suspect_p=suspect_p) for i, ev in enumerate(evidence)
     )
-    return ComparisonRun(comparisons, len(tested), q_level, family_method, tuple(missing))
+    return ComparisonRun(comparisons, family_size, q_level, family_method, tuple(missing))

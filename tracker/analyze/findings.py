@@ -9,6 +9,9 @@ kind                   made from                                     fingerprint
 ``improvement``        IMPROVEMENT (a significant software gain)     … "better", …
 ``change_point``       a change point of a series' history           "change_point", key,
                                                                      version before, after
+``drift``              a steady trend over a series' history that    "drift", key, direction
+                       fits better than a step (its change points
+                       inside the drift are not reported)
 ``scaling_efficiency`` efficiency below the floor, or a drop of it   "scaling", issue, key,
                        against the previous version                  N0, N, versions
 ``sla_miss``           no sweep of a curve's version meets the       "sla_miss", key, version
@@ -36,21 +39,24 @@ from tracker.analysis import (
     ChangePointResult,
     Comparison,
     ComparisonRun,
+    DriftResult,
     ScalingFinding,
     ScalingGroup,
     ScalingIssue,
     Verdict,
 )
-from tracker.analyze.samples import AXIS_STACK, SeriesInfo
-from tracker.analyze.sweeps import SweepTarget
+from tracker.analysis_records import AXIS_STACK, SeriesInfo, SweepTarget
+from tracker.analyze.groupings import PERFORMANCE
 from tracker.records import FindingRecord
 
 __all__ = [
     "COMPARISON_KINDS",
     "KIND_CHANGE_POINT",
+    "KIND_DRIFT",
     "KIND_SCALING",
     "KIND_SLA_MISS",
     "change_point_findings",
+    "drift_findings",
     "comparison_findings",
     "fingerprint",
     "scaling_findings_of",
@@ -58,6 +64,7 @@ __all__ = [
 ]
 
 KIND_CHANGE_POINT = "change_point"
+KIND_DRIFT = "drift"
 KIND_SCALING = "scaling_efficiency"
 KIND_SLA_MISS = "sla_miss"
 _REPORTED = {Verdict.REGRESSION, Verdict.SUSPECT, Verdict.IMPROVEMENT}
@@ -95,7 +102,16 @@ def _labels(info: SeriesInfo) -> dict[str, Any]:
     }
 
 
-def _comparison(c: Comparison, run: ComparisonRun, info: SeriesInfo) -> FindingRecord:
+def _sided(p_value: float | None, g: float | None) -> str | None:
+    """What the p-value tests: one-sided, in the direction of the change."""
+    if p_value is None or g is None:
+        return None
+    return "one-sided, worse" if g < 0.0 else "one-sided, better"
+
+
+def _comparison(
+    c: Comparison, run: ComparisonRun, info: SeriesInfo, twins: Sequence[str] = ()
+) -> FindingRecord:
     ev = c.evidence
     side = "better" if c.verdict is Verdict.IMPROVEMENT else "worse"
     ci = ev.ci_pct
@@ -116,10 +132,14 @@ def _comparison(c: Comparison, run: ComparisonRun, info: SeriesInfo) -> FindingR
         "floor": ev.floor,
         "n_baseline": ev.n_baseline,
         "n_candidate": ev.n_candidate,
+        "p_sided": _sided(ev.p_value, ev.g),
+        "advised_repeats": ev.advised_repeats,
         "baseline_level": ev.baseline_level,
         "candidate_level": ev.candidate_level,
         "note": ev.note,
     }
+    if twins:
+        evidence["twins"] = list(twins)  # the same run reported under a -99.9 benchmark
     stack_axis = info.axis == AXIS_STACK
     return FindingRecord(
         fingerprint=fingerprint("comparison", side, ev.key, ev.baseline, ev.candidate),
@@ -134,9 +154,22 @@ def _comparison(c: Comparison, run: ComparisonRun, info: SeriesInfo) -> FindingR
     )
 
 
-def comparison_findings(run: ComparisonRun, infos: Mapping[str, SeriesInfo]) -> list[FindingRecord]:
-    """Regressions, suspects and improvements of a run (no-change and inconclusive are not)."""
-    return [_comparison(c, run, infos[c.key]) for c in run.comparisons if c.verdict in _REPORTED]
+def comparison_findings(
+    run: ComparisonRun,
+    infos: Mapping[str, SeriesInfo],
+    twins: Mapping[str, Sequence[str]] | None = None,
+) -> list[FindingRecord]:
+    """Regressions, suspects and improvements of a run (no-change and inconclusive are not).
+
+    ``twins`` names, per series key, the twin series it stands for (their evidence
+    lists them; the twins themselves were not compared).
+    """
+    folded = twins or {}
+    return [
+        _comparison(c, run, infos[c.key], folded.get(c.key, ()))
+        for c in run.comparisons
+        if c.verdict in _REPORTED
+    ]
 
 
 def change_point_findings(
@@ -178,10 +211,57 @@ def change_point_findings(
     return out
 
 
+def drift_findings(
+    results: Iterable[DriftResult], infos: Mapping[str, SeriesInfo]
+) -> list[FindingRecord]:
+    """One finding per drifting series (report annotations; not part of the BH families)."""
+    out = []
+    for result in results:
+        d = result.drift
+        if d is None:
+            continue
+        info = infos[result.key]
+        side = "worse" if d.is_regression else "better"
+        moving = "down" if d.slope < 0.0 else "up"
+        message = (
+            f"drifting {moving} about {abs(d.slope_pct):.2f}% per version since "
+            f"{d.version_start} ({d.total_pct:+.1f}% over {d.span} versions)"
+        )
+        evidence = {
+            **_labels(info),
+            "baseline": d.version_start,
+            "candidate": d.version_end,
+            "direction": side,
+            "slope_pct_per_version": d.slope_pct,
+            "total_pct": d.total_pct,
+            "g_per_version": d.g_per_version,
+            "span": d.span,
+            "p_value": d.p_value,
+            "q_value": d.q_value,
+            "n_points": result.n_points,
+            "note": message,
+        }
+        out.append(
+            FindingRecord(
+                fingerprint=fingerprint(KIND_DRIFT, result.key, side),
+                kind=KIND_DRIFT,
+                series_key=result.key,
+                method="mann_kendall_theil_sen",
+                software=info.software,
+                baseline_version=d.version_start,
+                candidate_version=d.version_end,
+                change_pct=_json(d.total_pct),
+                evidence=_json(evidence),
+            )
+        )
+    return out
+
+
 def _scaling_key_text(software: str, finding: ScalingFinding) -> str:
     k = finding.key
     parts = (software, k.submitter, k.accelerator, k.benchmark, k.scenario, k.workload, k.metric)
-    tail = f"{k.division} {k.software_stack}".strip()
+    capped = k.power_mode if k.power_mode and k.power_mode != PERFORMANCE else ""
+    tail = " ".join(p for p in (k.division, k.software_stack, k.host_cpu, capped) if p)
     return "|".join((*parts, tail, f"x{finding.base_accelerators}->x{finding.accelerators}"))
 
 

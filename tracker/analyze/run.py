@@ -12,13 +12,13 @@ the same without the store, for callers that hold the records already. One run:
 3. **Comparisons** (the gate engine): every series' *newest version against its
    previous version* (a system that skipped a round is compared with the round it
    was last in), and each pair of neighbouring software stacks of configurations
-   that differ only in software within one version. All their p-values form
-   **one Benjamini–Hochberg family**; its size is reported. With ``baseline`` and
-   ``candidate``, that pair in every series that has both (and no stacks).
+   that differ only in software within one version. Their one-sided p-values form **two
+   directional BH families** (:mod:`tracker.analysis.verdicts`) of the reported size. With
+   ``baseline`` and ``candidate``, that pair in every series that has both (and no stacks).
    Older version pairs are not compared again: their findings stay as they were
    (and as they were triaged), and change points cover the history.
-4. **Change points** of every series (E-Divisive means; under 8 versions skipped,
-   with the reason): stored as ``change_point`` findings, never in the BH family.
+4. **Change points** and **drifts** of every series (E-Divisive means, Mann–Kendall; too
+   short: skipped with the reason): ``change_point``/``drift`` findings, never in a BH family.
 5. **Scaling efficiency**, per software and version; findings under the floor and
    for drops against the previous version that has the same pair of counts.
 6. **Software gains** for the same pairs as step 3, with geometric means per
@@ -38,6 +38,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -47,6 +48,8 @@ from tracker.analysis import (
     ChangePointResult,
     ComparePolicy,
     ComparisonRun,
+    DriftPolicy,
+    DriftResult,
     GainSummary,
     ScalingFinding,
     ScalingGroup,
@@ -54,8 +57,9 @@ from tracker.analysis import (
     SeriesSamples,
     aggregate_gains,
     collect_evidence,
-    decide_verdicts,
     detect_change_points,
+    detect_drifts,
+    outside_drifts,
     scaling_findings,
     series_gain,
     software_gains,
@@ -63,21 +67,26 @@ from tracker.analysis import (
 from tracker.analysis.defaults import EFFICIENCY_DROP_FLOOR, EFFICIENCY_FLOOR
 from tracker.analysis.interactivity import Interpolation
 from tracker.analysis.multiple import Method as FamilyMethod
+from tracker.analysis_records import SeriesInfo, SweepTarget
 from tracker.analyze.collect import collect_samples
 from tracker.analyze.findings import (
     COMPARISON_KINDS,
     KIND_CHANGE_POINT,
+    KIND_DRIFT,
     change_point_findings,
     comparison_findings,
+    drift_findings,
     scaling_findings_of,
     sla_findings,
 )
-from tracker.analyze.samples import SampleSet, SeriesInfo, stack_series
+from tracker.analyze.groupings import fold_twins, series_labels, twin_pairs, twin_scaling_findings
+from tracker.analyze.samples import SampleSet, stack_series
 from tracker.analyze.samples import version_series as build_version_series
-from tracker.analyze.sweeps import SweepTarget, sweep_targets
+from tracker.analyze.sweeps import sweep_targets
+from tracker.analyze.thresholds import SeriesThresholds, decide
 from tracker.errors import ConfigError
-from tracker.parsers.serving import OUTPUT_TOKENS_PER_S
 from tracker.records import (
+    OUTPUT_TOKENS_PER_S,
     AnalysisSample,
     FindingRecord,
     FindingsSaved,
@@ -85,8 +94,10 @@ from tracker.records import (
     SweepSample,
     VersionInfo,
 )
-from tracker.store.facade import Store
 from tracker.versions import order_versions
+
+if TYPE_CHECKING:
+    from tracker.store.facade import Store
 
 __all__ = ["DEFAULT_SEED", "AnalysisOutcome", "AnalysisSettings", "analyse", "run_analysis"]
 
@@ -105,6 +116,9 @@ class AnalysisSettings:
     family_method: FamilyMethod = "bh"
     compare: ComparePolicy = field(default_factory=ComparePolicy)
     change_points: ChangePointPolicy = field(default_factory=ChangePointPolicy)
+    drift: DriftPolicy = field(default_factory=DriftPolicy)
+    thresholds: SeriesThresholds | None = None
+    """Per-series floors and q levels of the verdicts (the gate's policy); one family still."""
 
     def __post_init__(self) -> None:
         if not self.target_tokens_per_s_per_user > 0.0:
@@ -144,6 +158,9 @@ class AnalysisOutcome:
     invalid_samples: int
     sweeps_without_interactivity: int = 0
     saved: FindingsSaved | None = None
+    twins: Mapping[str, Sequence[str]] = field(default_factory=dict)
+    """Per ``-99`` series key, the ``-99.9`` twins its comparison stands for."""
+    drifts: tuple[DriftResult, ...] = ()
 
     @property
     def family_size(self) -> int:
@@ -211,6 +228,7 @@ def _compare(
     groups: Mapping[tuple[str, str], Sequence[SeriesSamples]],
     settings: AnalysisSettings,
     rng: np.random.Generator,
+    infos: Mapping[str, SeriesInfo],
 ) -> ComparisonRun:
     evidence: list[ChangeEvidence] = []
     missing: list[str] = []
@@ -220,8 +238,10 @@ def _compare(
         )
         evidence.extend(found.evidence)
         missing.extend(found.missing)
-    return decide_verdicts(
+    return decide(
         evidence,
+        infos=infos,
+        thresholds=settings.thresholds,
         q_level=settings.compare.q_level,
         family_method=settings.family_method,
         missing=missing,
@@ -232,15 +252,16 @@ def _scaling(
     found: SampleSet, orders: Mapping[str, Sequence[str]], settings: AnalysisSettings
 ) -> tuple[dict[str, tuple[ScalingGroup, ...]], dict[str, tuple[ScalingFinding, ...]]]:
     groups = dict(found.scaling)
-    issues = {
-        software: scaling_findings(
+    issues = {}
+    for software, found_groups in groups.items():
+        raised = scaling_findings(
             found_groups,
             version_order=orders.get(software, ()),
             floor=settings.efficiency_floor,
             drop_floor=settings.efficiency_drop_floor,
         )
-        for software, found_groups in groups.items()
-    }
+        repeated = twin_scaling_findings(raised)
+        issues[software] = tuple(f for f in raised if f not in repeated)
     return groups, issues
 
 
@@ -283,13 +304,17 @@ def analyse(
     stacks = stack_series(found) if baseline is None else ()
     pair = None if baseline is None or candidate is None else (baseline, candidate)
     groups = _merged(_pairs(series, pair, every=False), _pairs(stacks, None, every=True))
-    comparisons = _compare(groups, conf, np.random.default_rng(rng_seed))
-    change_points = detect_change_points(series, policy=conf.change_points)
+    groups, twins = fold_twins(groups, found.infos)
+    comparisons = _compare(groups, conf, np.random.default_rng(rng_seed), found.infos)
+    drifts = detect_drifts(series, policy=conf.drift)
+    change_points = outside_drifts(detect_change_points(series, policy=conf.change_points), drifts)
     scaling, issues = _scaling(found, orders, conf)
     gains = _gains(groups)
+    repeated = twin_pairs(series, series_labels(found.infos))
     findings = [
-        *comparison_findings(comparisons, found.infos),
-        *change_point_findings(change_points, found.infos),
+        *comparison_findings(comparisons, found.infos, twins),
+        *change_point_findings((r for r in change_points if r.key not in repeated), found.infos),
+        *drift_findings((r for r in drifts if r.key not in repeated), found.infos),
         *(f for sw in sorted(issues) for f in scaling_findings_of(sw, issues[sw], scaling[sw])),
         *sla_findings(reading.targets),
     ]
@@ -302,6 +327,7 @@ def analyse(
         infos=found.infos,
         comparisons=comparisons,
         change_points=change_points,
+        drifts=drifts,
         scaling=scaling,
         scaling_issues=issues,
         gains=gains,
@@ -312,6 +338,7 @@ def analyse(
         samples=found.samples,
         invalid_samples=found.invalid,
         sweeps_without_interactivity=reading.without_interactivity,
+        twins=twins,
     )
 
 
@@ -324,9 +351,12 @@ def run_analysis(
     price_book: Mapping[str, float] | None = None,
     rng_seed: int = DEFAULT_SEED,
     save: bool = True,
+    versions: Sequence[VersionInfo] | None = None,
 ) -> AnalysisOutcome:
-    """Analyse everything in ``store`` and (unless ``save`` is false) store the findings."""
-    versions = store.list_versions()
+    """Analyse everything in ``store`` and (unless ``save`` is false) store the findings.
+
+    ``versions``: the store's versions, when the caller has read them already."""
+    versions = store.list_versions() if versions is None else versions
     if baseline is not None and not any(v.version == baseline for v in versions):
         raise ConfigError(f"unknown baseline version {baseline!r}; see `tracker export`")
     if candidate is not None and not any(v.version == candidate for v in versions):
@@ -353,7 +383,9 @@ def _evaluated(outcome: AnalysisOutcome) -> Callable[[StoredFinding], bool]:
     """Whether the run looked again at what a stored finding is about (see Store.save_findings):
     its version pair of its series, its series' history, or any scaling group and sweep."""
     compared = {
-        (c.key, c.evidence.baseline, c.evidence.candidate) for c in outcome.comparisons.comparisons
+        (key, c.evidence.baseline, c.evidence.candidate)
+        for c in outcome.comparisons.comparisons
+        for key in (c.key, *outcome.twins.get(c.key, ()))
     }
     searched = {r.key for r in outcome.change_points if not r.is_skipped}
 
@@ -361,7 +393,7 @@ def _evaluated(outcome: AnalysisOutcome) -> Callable[[StoredFinding], bool]:
         if finding.kind in COMPARISON_KINDS:
             subject = (finding.series_key, finding.baseline_version, finding.candidate_version)
             return subject in compared
-        if finding.kind == KIND_CHANGE_POINT:
+        if finding.kind in (KIND_CHANGE_POINT, KIND_DRIFT):  # its series' history was searched
             return finding.series_key in searched
         return True
 
