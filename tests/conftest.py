@@ -6,17 +6,20 @@
 * ``database_url``: a fresh SQLite file, and — when ``TRACKER_TEST_POSTGRES_URL``
   is set — a fresh PostgreSQL schema of the test's own, dropped afterwards.
 * every test gets its own ``TRACKER_CACHE_DIR`` (downloads, ingest snapshots).
+* ``run_tracker``: the ``tracker`` CLI run in-process (click's ``CliRunner``), for
+  tests where a process of its own adds nothing but its start-up time.
 """
 
 from __future__ import annotations
 
 import os
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from datetime import timedelta
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner, Result
 from hypothesis import settings
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
@@ -117,3 +120,39 @@ def store(database_url: str) -> Iterator[Store]:
         yield opened
     finally:
         opened.close()
+
+
+class RunTracker:
+    """``run_tracker(["gate", "--candidate", "2.0"], env={...})``: the CLI in this process.
+
+    The entry point is the console script's (``tracker.cli:cli``). The result is
+    click's :class:`~click.testing.Result`: ``exit_code``, ``stdout`` and ``stderr``
+    apart (click >= 8.2), ``output`` (both, interleaved). ``env`` applies to this
+    run only (``None`` unsets a variable); ``GITHUB_STEP_SUMMARY`` is unset unless
+    given, so a gate run in CI never writes to the job's summary. An exception the
+    CLI does not turn into an exit code is raised, not reported as exit 1. The
+    working directory is the test's: use ``monkeypatch.chdir`` for relative paths.
+    """
+
+    def __call__(
+        self,
+        args: Sequence[str],
+        env: Mapping[str, str | None] | None = None,
+        *,
+        input: str | None = None,
+    ) -> Result:
+        from tracker.cli import cli
+
+        return CliRunner().invoke(
+            cli,
+            list(args),
+            input=input,
+            env={"GITHUB_STEP_SUMMARY": None, **(env or {})},
+            catch_exceptions=False,
+        )
+
+
+@pytest.fixture
+def run_tracker() -> RunTracker:
+    """Runs ``tracker ARGS`` in-process (see :class:`RunTracker`)."""
+    return RunTracker()

@@ -1,19 +1,19 @@
-"""`tracker gate` through the real CLI in a subprocess: exit codes 0, 1, 2 and 3 (SPEC §6).
+"""`tracker gate` through the CLI (in-process): exit codes 0, 1, 2 and 3 (SPEC §6).
 
 Seeded data: AIPerf concurrency sweeps of one serving workload (three trial sweeps
-per version: Welch's t with a 2% floor), written by the demo's generator.
+per version: Welch's t with a 2% floor), written by the demo's generator. The gate runs
+through ``tracker.cli:cli`` in this process (the ``run_tracker`` fixture); the
+exit code of the real console script is checked by ``tests/test_readme.py``.
 """
 
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 import pytest
+from click.testing import Result
 
 from tests.support.analysis_trees import tracker_ok
 from tracker.demo.serving import SERVING_WORKLOADS, Workload, write_aiperf_sweep
@@ -58,15 +58,17 @@ def seed(url: str, tmp: Path, levels: Sequence[tuple[str, float]], *, trials: in
         ingest(url, tmp / version, version)
 
 
-def gate(url: str, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "tracker", "--database-url", url, "gate", *args],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "GITHUB_STEP_SUMMARY": "", **(env or {})},
-        timeout=120,
-        check=False,
-    )
+Gate = Callable[..., Result]
+
+
+@pytest.fixture
+def gate(run_tracker: Callable[..., Result]) -> Gate:
+    """``gate(url, *args, env=...)``: ``tracker --database-url URL gate ARGS``, in-process."""
+
+    def run(url: str, *args: str, env: Mapping[str, str] | None = None) -> Result:
+        return run_tracker(["--database-url", url, "gate", *args], env=env)
+
+    return run
 
 
 @pytest.fixture
@@ -75,17 +77,19 @@ def regressed(database_url: str, tmp_path: Path) -> str:
     return database_url
 
 
-def test_a_planted_regression_fails_the_gate_with_exit_1(regressed: str) -> None:
+def test_a_planted_regression_fails_the_gate_with_exit_1(regressed: str, gate: Gate) -> None:
     done = gate(regressed, "--baseline", "2.0.12", "--candidate", "2.0.13")
-    assert done.returncode == 1, done.stderr
+    assert done.exit_code == 1, done.stderr
     assert "gate: 1 (" in done.stdout and "2.0.12 → 2.0.13" in done.stdout
     assert "-8.0% (worse)" in done.stdout
     assert "family size" in done.stdout and "Settings: q 0.05" in done.stdout
 
 
-def test_the_baseline_defaults_to_the_version_before_the_candidate(regressed: str) -> None:
+def test_the_baseline_defaults_to_the_version_before_the_candidate(
+    regressed: str, gate: Gate
+) -> None:
     done = gate(regressed, "--candidate", "2.0.13", "--format", "json")
-    assert done.returncode == 1, done.stderr
+    assert done.exit_code == 1, done.stderr
     doc = json.loads(done.stdout)
     assert (doc["baseline"], doc["candidate"], doc["exit_code"]) == ("2.0.12", "2.0.13", 1)
     failing = [i for i in doc["items"] if i["state"] == "failing"]
@@ -95,7 +99,7 @@ def test_the_baseline_defaults_to_the_version_before_the_candidate(regressed: st
 
 
 def test_markdown_names_the_series_and_goes_to_the_step_summary(
-    regressed: str, tmp_path: Path
+    regressed: str, tmp_path: Path, gate: Gate
 ) -> None:
     summary = tmp_path / "summary.md"
     summary.write_text("earlier step\n", "utf-8")
@@ -109,7 +113,7 @@ def test_markdown_names_the_series_and_goes_to_the_step_summary(
         "site",
         env={"GITHUB_STEP_SUMMARY": str(summary)},
     )
-    assert done.returncode == 1, done.stderr
+    assert done.exit_code == 1, done.stderr
     md = done.stdout
     assert md.startswith("## ❌ gate: 1 (")
     assert "isl1024-osl1024 · output_tokens_per_s_per_accelerator at 50 tokens/s/user" in md
@@ -118,7 +122,9 @@ def test_markdown_names_the_series_and_goes_to_the_step_summary(
     assert summary.read_text("utf-8") == "earlier step\n" + md + "\n"
 
 
-def test_an_acknowledged_regression_passes_and_is_listed(regressed: str, tmp_path: Path) -> None:
+def test_an_acknowledged_regression_passes_and_is_listed(
+    regressed: str, tmp_path: Path, gate: Gate
+) -> None:
     (tmp_path / "acks.toml").write_text(
         '[[acknowledgement]]\nseries = "stack|*isl1024-osl1024*"\nversions = "2.0.13"\n'
         'reason = "FP8 KV cache trade-off"\nauthor = "perf-team"\n',
@@ -126,7 +132,7 @@ def test_an_acknowledged_regression_passes_and_is_listed(regressed: str, tmp_pat
     )
     (tmp_path / "gate.toml").write_text('[gate]\nacknowledgements = "acks.toml"\n', "utf-8")
     done = gate(regressed, "--candidate", "2.0.13", "--policy", str(tmp_path / "gate.toml"))
-    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.exit_code == 0, done.stdout + done.stderr
     assert "acknowledged" in done.stdout and "gate: 0 (no regression;" in done.stdout
     md = gate(
         regressed,
@@ -140,7 +146,9 @@ def test_an_acknowledged_regression_passes_and_is_listed(regressed: str, tmp_pat
     assert "acknowledged (FP8 KV cache trade-off)" in md
 
 
-def test_an_expired_acknowledgement_no_longer_mutes(regressed: str, tmp_path: Path) -> None:
+def test_an_expired_acknowledgement_no_longer_mutes(
+    regressed: str, tmp_path: Path, gate: Gate
+) -> None:
     (tmp_path / "acks.toml").write_text(
         '[[acknowledgement]]\nseries = "*"\nversions = "2.0.0..2.1"\n'
         'reason = "old"\nexpires = 2020-01-01\n',
@@ -148,59 +156,63 @@ def test_an_expired_acknowledgement_no_longer_mutes(regressed: str, tmp_path: Pa
     )
     (tmp_path / "gate.toml").write_text('[gate]\nacknowledgements = "acks.toml"\n', "utf-8")
     done = gate(regressed, "--candidate", "2.0.13", "--policy", str(tmp_path / "gate.toml"))
-    assert done.returncode == 1
+    assert done.exit_code == 1
 
 
-def test_policy_floors_and_kinds_decide_what_fails(regressed: str, tmp_path: Path) -> None:
+def test_policy_floors_and_kinds_decide_what_fails(
+    regressed: str, tmp_path: Path, gate: Gate
+) -> None:
     wide = tmp_path / "wide.toml"
     wide.write_text('[[threshold]]\nmatch = "example-llm-70b"\nfloor = 0.10\n', "utf-8")
-    assert gate(regressed, "--candidate", "2.0.13", "--policy", str(wide)).returncode == 0
+    assert gate(regressed, "--candidate", "2.0.13", "--policy", str(wide)).exit_code == 0
     off = tmp_path / "off.toml"
     off.write_text('[gate]\nfail_on = ["scaling"]\n', "utf-8")
     done = gate(regressed, "--candidate", "2.0.13", "--policy", str(off))
-    assert done.returncode == 0 and "not gated" in done.stdout
+    assert done.exit_code == 0 and "not gated" in done.stdout
 
 
-def test_an_improvement_passes(database_url: str, tmp_path: Path) -> None:
+def test_an_improvement_passes(database_url: str, tmp_path: Path, gate: Gate) -> None:
     seed(database_url, tmp_path / "data", [("2.0.12", 2392.0), ("2.0.13", 2600.0)])
     done = gate(database_url, "--baseline", "2.0.12", "--candidate", "2.0.13", "--strict")
-    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.exit_code == 0, done.stdout + done.stderr
     assert "improvement" in done.stdout and "+8.7% (better)" in done.stdout
 
 
-def test_an_unknown_version_exits_2_naming_the_known_ones(regressed: str) -> None:
+def test_an_unknown_version_exits_2_naming_the_known_ones(regressed: str, gate: Gate) -> None:
     done = gate(regressed, "--baseline", "2.0.12", "--candidate", "9.9")
-    assert done.returncode == 2
+    assert done.exit_code == 2
     assert done.stderr.strip() == (
         "Error: unknown candidate version '9.9'; versions known: 2.0.12, 2.0.13"
     )
 
 
-def test_no_series_in_common_exits_2(database_url: str, tmp_path: Path) -> None:
+def test_no_series_in_common_exits_2(database_url: str, tmp_path: Path, gate: Gate) -> None:
     ingest(database_url, sweep(tmp_path / "a", 2000.0), "1.0", software="one")
     ingest(database_url, sweep(tmp_path / "b", 2000.0, SERVING_WORKLOADS[0]), "2.0")
     done = gate(database_url, "--baseline", "1.0", "--candidate", "2.0")
-    assert done.returncode == 2
+    assert done.exit_code == 2
     assert "no series has results for both 1.0 and 2.0" in done.stderr
 
 
-def test_a_bad_policy_exits_2_naming_the_file_and_key(regressed: str, tmp_path: Path) -> None:
+def test_a_bad_policy_exits_2_naming_the_file_and_key(
+    regressed: str, tmp_path: Path, gate: Gate
+) -> None:
     bad = tmp_path / "gate.toml"
     bad.write_text("[gate]\nflor = 0.1\n", "utf-8")
     done = gate(regressed, "--candidate", "2.0.13", "--policy", str(bad))
-    assert done.returncode == 2 and f"Error: {bad}: [gate]: unknown key 'flor'" in done.stderr
+    assert done.exit_code == 2 and f"Error: {bad}: [gate]: unknown key 'flor'" in done.stderr
 
 
 def test_suspect_only_passes_without_strict_and_exits_3_with_it(
-    database_url: str, tmp_path: Path
+    database_url: str, tmp_path: Path, gate: Gate
 ) -> None:
     # one sweep per version and no history: a 7% drop is past the 5% floor, not 2x it
     seed(database_url, tmp_path / "data", [("2.0.12", 2600.0), ("2.0.13", 2418.0)], trials=1)
     done = gate(database_url, "--candidate", "2.0.13")
-    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.exit_code == 0, done.stdout + done.stderr
     assert "suspect" in done.stdout and "gate: 0 (no regression;" in done.stdout
     strict = gate(database_url, "--candidate", "2.0.13", "--strict")
-    assert strict.returncode == 3, strict.stdout + strict.stderr
+    assert strict.exit_code == 3, strict.stdout + strict.stderr
     assert "gate: 3 (" in strict.stdout
 
 

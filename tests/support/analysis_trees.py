@@ -34,7 +34,9 @@ def _block(unit: str, value: float) -> dict[str, object]:
     return {"unit": unit, "avg": value, "p50": value, "p90": value, "p99": value}
 
 
-def _summary(concurrency: int, tokens_per_s: float, per_user: float, isl: int, osl: int) -> dict:
+def _summary(
+    concurrency: int, tokens_per_s: float, per_user: float, isl: int, osl: int
+) -> dict[str, object]:
     tpot_ms = 1000.0 / per_user
     return {
         "schema_version": "1.4",
