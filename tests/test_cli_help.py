@@ -43,6 +43,10 @@ def test_unknown_option_is_a_usage_error_with_exit_code_2() -> None:
 def test_db_current_reports_an_empty_database(tmp_path) -> None:
     url = f"sqlite:///{tmp_path / 'x.db'}"
     result = CliRunner().invoke(cli, ["--database-url", url, "db", "current"])
+    assert result.exit_code == 2 and "no database at" in result.stderr  # and none created
+    assert not (tmp_path / "x.db").exists()
+    (tmp_path / "x.db").touch()
+    result = CliRunner().invoke(cli, ["--database-url", url, "db", "current"])
     assert result.exit_code == 0
     assert "empty (no schema yet" in result.stdout
     result = CliRunner().invoke(cli, ["--database-url", url, "db", "upgrade"])

@@ -92,6 +92,7 @@ LAYERS: dict[str, tuple[str, ...]] = {
     # The database.
     "tracker.store": (
         "tracker.records",
+        "tracker.analysis_records",
         "tracker.errors",
         "tracker.versions",
         "tracker.paths",
@@ -126,6 +127,7 @@ LAYERS: dict[str, tuple[str, ...]] = {
         "tracker.store",
         "tracker.gate",
         "tracker.report.urls",
+        "tracker.text_safety",
     ),
     "tracker.report": (
         "tracker.records",

@@ -2,19 +2,32 @@
 
 Like :mod:`tracker.records` (which is full), this module imports only the
 standard library at run time: :class:`SeriesInfo` says what a series key stands
-for, :class:`SweepTarget` is one sweep read at the interactivity target. The
-analysis types :class:`SweepTarget` holds are imported for type checking only.
+for, :class:`SweepTarget` is one sweep read at the interactivity target, and the
+findings as one run produced them (:class:`FindingRecord`) and as stored
+(:class:`StoredFinding`, :class:`FindingsSaved`). The analysis types
+:class:`SweepTarget` holds are imported for type checking only.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from tracker.analysis import CostEstimate, ThroughputAtTarget
 
-__all__ = ["AXIS_STACK", "AXIS_VERSION", "SeriesInfo", "SweepTarget"]
+__all__ = [
+    "AXIS_STACK",
+    "AXIS_VERSION",
+    "FINDING_STATUSES",
+    "FindingRecord",
+    "FindingsSaved",
+    "SeriesInfo",
+    "StoredFinding",
+    "SweepTarget",
+]
 
 AXIS_VERSION = "version"
 """The axis of a series across software versions."""
@@ -78,3 +91,62 @@ class SweepTarget:
         """No measured point meets the target (the whole front is less interactive)."""
         front = self.result.front
         return bool(front) and front[-1][0] < self.result.target_tokens_per_s_per_user
+
+
+FINDING_STATUSES = ("open", "acknowledged", "expected", "fixed")
+"""Triage states of a finding: analysis opens and fixes them, people acknowledge or expect them."""
+
+
+@dataclass(frozen=True, slots=True)
+class FindingRecord:
+    """A finding as one analysis run produced it (``evidence`` is JSON-ready).
+
+    ``fingerprint`` identifies it across runs (a hash of what it is about, never of
+    its numbers); ``software`` and the version labels name its versions.
+    """
+
+    fingerprint: str
+    kind: str
+    series_key: str
+    method: str
+    software: str | None = None
+    baseline_version: str | None = None
+    candidate_version: str | None = None
+    change_pct: float | None = None
+    evidence: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class StoredFinding:
+    """A stored finding with its triage state; ``is_current`` when the last analysis found it."""
+
+    id: int
+    fingerprint: str
+    kind: str
+    series_key: str
+    method: str
+    baseline_version: str | None
+    candidate_version: str | None
+    change_pct: float | None
+    evidence: Mapping[str, Any]
+    status: str
+    status_note: str | None
+    is_current: bool
+    created_at: datetime
+    updated_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class FindingsSaved:
+    """What saving one analysis run's findings did to the stored ones.
+
+    ``closed``: open findings no longer found, now "fixed"; ``no_longer_found``:
+    acknowledged or expected ones no longer found, status kept; ``reopened``:
+    "fixed" ones found again, now "open".
+    """
+
+    new: int = 0
+    updated: int = 0
+    reopened: int = 0
+    closed: int = 0
+    no_longer_found: int = 0

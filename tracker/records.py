@@ -12,18 +12,14 @@ import hashlib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import date, datetime
-from typing import Any
+from datetime import date
 
 __all__ = [
-    "FINDING_STATUSES",
     "OUTPUT_TOKENS_PER_S",
     "AnalysisSample",
     "ArtifactRecord",
     "ExportRow",
     "ExtraValue",
-    "FindingRecord",
-    "FindingsSaved",
     "Labels",
     "MetricRecord",
     "ParsedResult",
@@ -32,7 +28,6 @@ __all__ = [
     "SoftwareRecord",
     "SourceRecord",
     "SourceSpec",
-    "StoredFinding",
     "SweepSample",
     "SystemRecord",
     "VersionInfo",
@@ -93,8 +88,17 @@ class SystemRecord:
 
     @property
     def key(self) -> str:
-        """Submitter and name; the stable identity of a system in the store."""
+        """Submitter and name (what a result's sample key names)."""
         return f"{self.submitter or ''}/{self.name}"
+
+    @property
+    def platform_key(self) -> str:
+        """The system's identity in the store: submitter and name, and the division
+        unless it is closed (an open system is not the closed one of the same name)."""
+        division = (self.division or "").strip()
+        if division and division.casefold() != "closed":
+            return f"{self.key} [{division}]"
+        return self.key
 
 
 @dataclass(frozen=True, slots=True)
@@ -290,10 +294,6 @@ class SourceSpec:
     sha256: str | None = None
 
 
-FINDING_STATUSES = ("open", "acknowledged", "expected", "fixed")
-"""Triage states of a finding: analysis opens and fixes them, people acknowledge or expect them."""
-
-
 @dataclass(frozen=True, slots=True)
 class AnalysisSample:
     """One stored result as the analysis reads it: labels, value, validity (one per sample)."""
@@ -340,58 +340,3 @@ class SweepSample:
     is_valid: bool
     workload: str = ""
     """The point's workload (``<curve>/c<N>`` or ``/r<rate>``): one point of the sweep."""
-
-
-@dataclass(frozen=True, slots=True)
-class FindingRecord:
-    """A finding as one analysis run produced it (``evidence`` is JSON-ready).
-
-    ``fingerprint`` identifies it across runs (a hash of what it is about, never of
-    its numbers); ``software`` and the version labels name its versions.
-    """
-
-    fingerprint: str
-    kind: str
-    series_key: str
-    method: str
-    software: str | None = None
-    baseline_version: str | None = None
-    candidate_version: str | None = None
-    change_pct: float | None = None
-    evidence: Mapping[str, Any] = field(default_factory=dict)
-
-
-@dataclass(frozen=True, slots=True)
-class StoredFinding:
-    """A stored finding with its triage state; ``is_current`` when the last analysis found it."""
-
-    id: int
-    fingerprint: str
-    kind: str
-    series_key: str
-    method: str
-    baseline_version: str | None
-    candidate_version: str | None
-    change_pct: float | None
-    evidence: Mapping[str, Any]
-    status: str
-    status_note: str | None
-    is_current: bool
-    created_at: datetime
-    updated_at: datetime
-
-
-@dataclass(frozen=True, slots=True)
-class FindingsSaved:
-    """What saving one analysis run's findings did to the stored ones.
-
-    ``closed``: open findings no longer found, now "fixed"; ``no_longer_found``:
-    acknowledged or expected ones no longer found, status kept; ``reopened``:
-    "fixed" ones found again, now "open".
-    """
-
-    new: int = 0
-    updated: int = 0
-    reopened: int = 0
-    closed: int = 0
-    no_longer_found: int = 0

@@ -1,4 +1,4 @@
-"""Text from labels and files, made safe for two sinks that interpret it: CSV and charts.
+"""Text from labels and files, made safe for the sinks that interpret it.
 
 * :func:`csv_cell`: a spreadsheet opening a CSV file runs a text cell that
   starts with ``=``, ``+``, ``-`` or ``@`` (or a tab or carriage return, which
@@ -9,20 +9,56 @@
   (trace names, tick labels, hover text, axis titles, annotations), links
   included; ``<``, ``>`` and ``&`` become entities, which plotly shows as the
   characters themselves.
+* :func:`terminal_text`: a terminal runs escape sequences (colours, cursor
+  moves, window titles, hyperlinks, clearing the screen) and obeys other
+  control characters; every label the CLI prints goes through it, which shows
+  each C0 and C1 control character, DEL and each bidirectional-override
+  character as visible text (``\\x1b``, ``\\x9b``, ``\\u202e``). Newlines
+  in a label are shown as ``\\n`` too: one label, one line.
+* :func:`markdown_text`: GitHub renders Markdown links, images, HTML and bare
+  URLs in the gate's step summary; the characters that start them are
+  backslash-escaped (``\\[``, ``\\<``, ``\\&``, ``https\\://``, ``www\\.``),
+  as is ``|`` (a table cell's end), after :func:`terminal_text`. Other
+  Markdown (``_``, ``*``, parentheses) is left as it is: it can only change
+  how a label looks, never make it a link.
+* :func:`json_text`: JSON text whose strings may hold the characters
+  :func:`terminal_text` escapes, with each of them as a ``\\uXXXX`` escape
+  (``json.dumps`` escapes C0 characters, but with ``ensure_ascii=False`` not
+  DEL, C1 or bidirectional overrides); the JSON means the same.
 
 Standard library only: the report and the CLI both import it.
 """
 
 from __future__ import annotations
 
+import re
 from typing import TypeVar
 
-__all__ = ["CSV_FORMULA_STARTS", "chart_text", "chart_value", "csv_cell"]
+__all__ = [
+    "CSV_FORMULA_STARTS",
+    "chart_text",
+    "chart_value",
+    "csv_cell",
+    "json_text",
+    "markdown_text",
+    "terminal_text",
+]
 
 CSV_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 """First characters that make a spreadsheet read a text cell as a formula."""
 
 _CHART_ENTITIES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"})
+
+_BIDI_CONTROLS = (0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A))
+_TERMINAL_ESCAPES = {
+    **{code: f"\\x{code:02x}" for code in (*range(0x20), *range(0x7F, 0xA0))},
+    **{code: f"\\u{code:04x}" for code in _BIDI_CONTROLS},
+    ord("\t"): "\\t",
+    ord("\n"): "\\n",
+    ord("\r"): "\\r",
+}
+_JSON_RAW_CONTROLS = re.compile("[\x7f-\x9f" + "".join(chr(code) for code in _BIDI_CONTROLS) + "]")
+_MARKDOWN_SPECIAL = re.compile(r"[\\`\[\]<>&|]|:(?=//)|(?<=www)\.", re.IGNORECASE)
 
 T = TypeVar("T")
 
@@ -53,3 +89,30 @@ def chart_value(value: T) -> T | str:
     :func:`chart_text` (a category is a tick label and the ``%{x}`` of hover
     text), numbers unchanged."""
     return chart_text(value) if isinstance(value, str) else value
+
+
+def terminal_text(text: str) -> str:
+    """``text`` safe to print to a terminal: control characters shown as escapes.
+
+    >>> terminal_text("v1\\x1b]0;pwned\\x07 \\u202eevil\\nnext")
+    'v1\\\\x1b]0;pwned\\\\x07 \\\\u202eevil\\\\nnext'
+    """
+    return text.translate(_TERMINAL_ESCAPES)
+
+
+def markdown_text(text: str) -> str:
+    """``text`` as Markdown that shows it literally and links nowhere (after :func:`terminal_text`).
+
+    >>> markdown_text("![x](https://e.test/a.png) <img> www.e.test a|b")
+    '!\\\\[x\\\\](https\\\\://e.test/a.png) \\\\<img\\\\> www\\\\.e.test a\\\\|b'
+    """
+    return _MARKDOWN_SPECIAL.sub(lambda m: "\\" + m.group(0), terminal_text(text))
+
+
+def json_text(text: str) -> str:
+    """JSON text (``json.dumps`` output) with DEL, C1 and bidi-override characters as escapes.
+
+    >>> json_text('{"v": "1\\x9b2J\\u202e"}')
+    '{"v": "1\\\\u009b2J\\\\u202e"}'
+    """
+    return _JSON_RAW_CONTROLS.sub(lambda m: f"\\u{ord(m.group(0)):04x}", text)

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from tests.support.analysis_trees import tracker, tracker_ok, write_aiperf_sweep
+from tracker.analysis_records import FindingRecord
 from tracker.analyze.findings import fingerprint
-from tracker.records import FindingRecord
 from tracker.store.facade import Store
 
 
@@ -111,6 +111,7 @@ def test_findings_text_lists_the_triage_state_and_evidence(
 
 
 def test_triage_errors_are_clear(database_url: str, tmp_path: Path) -> None:
+    tracker_ok(database_url, "db", "upgrade")  # triage needs a database; it creates none
     missing = tracker(database_url, "findings", "set-status", "99", "acknowledged")
     assert missing.exit_code == 2
     assert missing.stderr.startswith("Error: no finding has id 99")

@@ -240,15 +240,21 @@ def test_malformed_logs_are_errors_with_file_and_line_and_strict_stores_nothing(
     assert {r["metric"] for r in export(url, tmp_path / "cache")} == {RUN}
 
 
-def test_archive_and_pull_give_the_export_of_the_folder(
-    training: Path, rounds: tuple[str, list[Row]], tmp_path: Path
-) -> None:
+def served_round(training: Path, tmp_path: Path) -> tuple[Path, Served]:
+    """The v5.1 fixtures as GitHub's archive of the pinned commit, ready to serve."""
     archive = tmp_path / "round.tar.gz"
     with tarfile.open(archive, "w:gz") as tar:
         tar.add(training / "v5.1", arcname=f"training_results_v5.1-{V51_REF}")
     served = Served(
         files={f"/mlcommons/training_results_v5.1/archive/{V51_REF}.tar.gz": archive.read_bytes()}
     )
+    return archive, served
+
+
+def test_archive_and_pull_give_the_export_of_the_folder(
+    training: Path, rounds: tuple[str, list[Row]], tmp_path: Path
+) -> None:
+    archive, served = served_round(training, tmp_path)
     url = f"sqlite:///{tmp_path / 't.db'}"
     with serve(served) as base_url, Store.open(url) as store:
         assert round_repository("5.1", base_url=base_url, kind="mlperf-training").endswith(
@@ -305,12 +311,7 @@ def test_the_ingest_job_pins_both_rounds() -> None:
 def test_tracker_pull_mlperf_training_ingests_the_training_round(
     training: Path, tmp_path: Path
 ) -> None:
-    archive = tmp_path / "round.tar.gz"
-    with tarfile.open(archive, "w:gz") as tar:
-        tar.add(training / "v5.1", arcname=f"training_results_v5.1-{V51_REF}")
-    served = Served(
-        files={f"/mlcommons/training_results_v5.1/archive/{V51_REF}.tar.gz": archive.read_bytes()}
-    )
+    archive, served = served_round(training, tmp_path)
     url = f"sqlite:///{tmp_path / 't.db'}"
     with serve(served) as base_url:
         args = ("pull", "mlperf-training", "--round", "v5.1", "--ref", V51_REF)

@@ -25,6 +25,8 @@ TABLES = {
     "software_version",
     "source",
     "system",
+    "system_alias",
+    "system_description",
 }
 
 

@@ -45,9 +45,8 @@ from tracker.analysis import (
     ScalingIssue,
     Verdict,
 )
-from tracker.analysis_records import AXIS_STACK, SeriesInfo, SweepTarget
+from tracker.analysis_records import AXIS_STACK, FindingRecord, SeriesInfo, SweepTarget
 from tracker.analyze.groupings import PERFORMANCE
-from tracker.records import FindingRecord
 
 __all__ = [
     "COMPARISON_KINDS",

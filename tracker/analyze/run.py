@@ -67,7 +67,13 @@ from tracker.analysis import (
 from tracker.analysis.defaults import EFFICIENCY_DROP_FLOOR, EFFICIENCY_FLOOR
 from tracker.analysis.interactivity import Interpolation
 from tracker.analysis.multiple import Method as FamilyMethod
-from tracker.analysis_records import SeriesInfo, SweepTarget
+from tracker.analysis_records import (
+    FindingRecord,
+    FindingsSaved,
+    SeriesInfo,
+    StoredFinding,
+    SweepTarget,
+)
 from tracker.analyze.collect import collect_samples
 from tracker.analyze.findings import (
     COMPARISON_KINDS,
@@ -85,15 +91,7 @@ from tracker.analyze.samples import version_series as build_version_series
 from tracker.analyze.sweeps import sweep_targets
 from tracker.analyze.thresholds import SeriesThresholds, decide
 from tracker.errors import ConfigError
-from tracker.records import (
-    OUTPUT_TOKENS_PER_S,
-    AnalysisSample,
-    FindingRecord,
-    FindingsSaved,
-    StoredFinding,
-    SweepSample,
-    VersionInfo,
-)
+from tracker.records import OUTPUT_TOKENS_PER_S, AnalysisSample, SweepSample, VersionInfo
 from tracker.versions import order_versions
 
 if TYPE_CHECKING:

@@ -10,8 +10,8 @@ from collections import Counter
 from typing import Any
 
 from tracker.analysis import Reach, Verdict
+from tracker.analysis_records import StoredFinding
 from tracker.analyze.run import AnalysisOutcome
-from tracker.records import StoredFinding
 
 __all__ = ["FINDING_COLUMNS", "finding_cells", "finding_json", "summary_lines"]
 

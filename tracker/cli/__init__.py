@@ -6,7 +6,8 @@ stderr); 3 only for ``gate --strict`` when the worst result is suspect.
 
 The commands live in :mod:`tracker.cli.ingest` (ingest, pull, export, db),
 :mod:`tracker.cli.analysis` (analyze, findings, report) and
-:mod:`tracker.cli.gate` (gate, demo); this module defines the group.
+:mod:`tracker.cli.gate` (gate, demo) and :mod:`tracker.cli.systems` (systems);
+this module defines the group.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from __future__ import annotations
 import click
 
 from tracker import __version__
-from tracker.cli import analysis, gate, ingest
+from tracker.cli import analysis, gate, ingest, systems
 from tracker.cli.common import DEFAULT_DATABASE_URL, TrackerCommandError, TrackerGroup
 
 __all__ = ["DEFAULT_DATABASE_URL", "TrackerCommandError", "cli"]
@@ -28,7 +29,8 @@ __all__ = ["DEFAULT_DATABASE_URL", "TrackerCommandError", "cli"]
     default=DEFAULT_DATABASE_URL,
     show_default=True,
     help="SQLAlchemy URL: sqlite:///FILE or postgresql+psycopg://USER@HOST/DB "
-    "(also TRACKER_DATABASE_URL).",
+    "(also TRACKER_DATABASE_URL). Only ingest, pull, demo and db upgrade create a "
+    "missing SQLite file.",
 )
 @click.pass_context
 def cli(ctx: click.Context, database_url: str) -> None:
@@ -52,5 +54,6 @@ for _command in (
     analysis.report,
     gate.gate,
     gate.demo,
+    systems.systems,
 ):
     cli.add_command(_command)

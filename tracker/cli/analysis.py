@@ -13,9 +13,15 @@ from pathlib import Path
 import click
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
-from tracker.cli.common import count_bar, now, open_store
-from tracker.records import FINDING_STATUSES
+from tracker.analysis_records import FINDING_STATUSES
+from tracker.cli.common import count_bar, echo_label, now, open_store
+from tracker.errors import ConfigError
+from tracker.text_safety import terminal_text
+
+MAX_FINDING_ID = 2**63 - 1
+"""The largest id a database row can have (SQLite and PostgreSQL BIGINT)."""
 
 
 @click.command()
@@ -70,7 +76,7 @@ def analyze(
     with open_store(ctx) as store:
         outcome = run_analysis(store, policy=settings, price_book=book)
     for line in summary_lines(outcome):
-        click.echo(line)
+        echo_label(line)
 
 
 @click.group(invoke_without_command=True)
@@ -112,7 +118,7 @@ def findings(ctx: click.Context, status: str, output_format: str) -> None:
         return
     table = Table(*FINDING_COLUMNS, title=f"{len(found)} findings ({status})")
     for finding in found:
-        table.add_row(*finding_cells(finding))
+        table.add_row(*(Text(terminal_text(cell)) for cell in finding_cells(finding)))
     Console(width=None if sys.stdout.isatty() else 200).print(table)
 
 
@@ -130,9 +136,13 @@ def findings_set_status(ctx: click.Context, finding_id: int, status: str, note: 
     Example:
         tracker findings set-status 12 expected --note "FP8 KV cache: known trade-off"
     """
+    if not 1 <= finding_id <= MAX_FINDING_ID:
+        raise ConfigError(
+            f"no finding has id {finding_id}; list them with `tracker findings --status all`"
+        )
     with open_store(ctx) as store:
         finding = store.set_finding_status(finding_id, status=status, note=note)
-    click.echo(f"Finding {finding.id} ({finding.kind}, {finding.series_key}): {finding.status}")
+    echo_label(f"Finding {finding.id} ({finding.kind}, {finding.series_key}): {finding.status}")
 
 
 @click.command()
@@ -156,4 +166,4 @@ def report(ctx: click.Context, out: Path) -> None:
 
     with open_store(ctx) as store, count_bar("report: analysing") as progress:
         index = publish_report(store, out, generated_at=now(), on_page=progress)
-    click.echo(f"Report: {index}")
+    echo_label(f"Report: {index}")

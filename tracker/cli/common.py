@@ -3,16 +3,35 @@
 The group class turns a :class:`TrackerError` into ``Error: <message>`` with
 exit code :data:`EXIT_DATA_ERROR`; the progress bars draw on stderr and hide
 themselves when stderr is not a terminal.
+
+Everything printed that carries a label (from flags or from files) goes through
+:func:`tracker.text_safety.terminal_text`: control characters and escape
+sequences are shown as text, never run by the terminal (rich tables get
+:class:`rich.text.Text` cells, so rich markup in a label is shown as well).
+
+:func:`open_store` opens the database of ``--database-url``. Only the commands
+that store what they are given (``ingest``, ``pull``, ``db upgrade``, ``demo``)
+create a SQLite file that does not exist; every other command (``report``,
+``gate``, ``findings``, ``export``, ``analyze``, ``db current``) reads what an
+ingest stored and refuses a missing file, or a database without the tracker's
+tables, with ``Error: ... no database at PATH``. An in-memory database
+(``sqlite://``) keeps nothing once the command ends: only ``demo``, which
+ingests, analyses, reports and gates in one process, accepts it.
+
+:func:`atomic_output` writes a file the way every file is written: under a
+temporary name beside it, renamed at the end; a failure (disk full) removes the
+temporary file and leaves the earlier file, if any, as it was.
 """
 
 from __future__ import annotations
 
 import os
+import secrets
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import click
 from rich.console import Console
@@ -25,18 +44,23 @@ from rich.progress import (
     TransferSpeedColumn,
 )
 
-from tracker.errors import EXIT_DATA_ERROR, TrackerError
+from tracker.errors import EXIT_DATA_ERROR, OutputError, TrackerError
 from tracker.sources.fetch import DEFAULT_CACHE_DIR
 from tracker.store.facade import Store
+from tracker.text_safety import terminal_text
 
 DEFAULT_DATABASE_URL = "sqlite:///tracker.db"
 err_console = Console(stderr=True)
 
 
 class TrackerCommandError(click.ClickException):
-    """A :class:`TrackerError` shown as ``Error: ...`` with exit code 2."""
+    """A :class:`TrackerError` shown as ``Error: ...`` with exit code 2 (control
+    characters in it shown as text, line by line)."""
 
     exit_code = EXIT_DATA_ERROR
+
+    def __init__(self, message: str) -> None:
+        super().__init__("\n".join(terminal_text(line) for line in message.split("\n")))
 
 
 class TrackerGroup(click.Group):
@@ -55,9 +79,15 @@ def now() -> str:
 
 
 @contextmanager
-def open_store(ctx: click.Context, *, upgrade: bool = True) -> Iterator[Store]:
-    """The store at the root context's database URL, closed on the way out."""
-    store = Store.open(ctx.find_root().obj, upgrade=upgrade)
+def open_store(
+    ctx: click.Context, *, upgrade: bool = True, create: bool = False, memory: bool = False
+) -> Iterator[Store]:
+    """The store at the root context's database URL, closed on the way out.
+
+    A missing SQLite file is created only with ``create``; an in-memory
+    database is accepted only with ``memory`` (see the module's notes).
+    """
+    store = Store.open(ctx.find_root().obj, upgrade=upgrade, create=create, memory=memory)
     try:
         yield store
     finally:
@@ -129,3 +159,35 @@ def cache_dir() -> Path:
     if os.environ.get("XDG_CACHE_HOME"):
         return Path(os.environ["XDG_CACHE_HOME"]) / "tracker"
     return DEFAULT_CACHE_DIR
+
+
+@contextmanager
+def atomic_output(path: Path) -> Iterator[IO[str]]:
+    """A text stream for ``path``, written under a temporary name beside it and renamed
+    when the block ends; on any failure the temporary file is removed and ``path``
+    is left as it was (an :class:`OutputError` says so for a write that failed)."""
+    temporary = path.with_name(f".{path.name}.tmp-{secrets.token_hex(4)}")
+    try:
+        stream = temporary.open("x", encoding="utf-8", newline="")
+    except OSError as error:
+        raise OutputError(f"cannot write {path}: {error.strerror}; choose another --out") from None
+    try:
+        with stream:
+            yield stream
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.replace(temporary, path)
+    except OSError as error:
+        temporary.unlink(missing_ok=True)
+        raise OutputError(
+            f"cannot write {path}: {error.strerror or error}; nothing was written "
+            f"(an earlier {path.name}, if any, is unchanged)"
+        ) from None
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
+
+
+def echo_label(text: str, *, err: bool = False) -> None:
+    """Print one line that carries labels, its control characters shown as text."""
+    click.echo(terminal_text(text), err=err)

@@ -15,8 +15,10 @@ from typing import TYPE_CHECKING
 import click
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
-from tracker.cli.common import now, open_store, progress_bar
+from tracker.cli.common import echo_label, now, open_store, progress_bar
+from tracker.text_safety import terminal_text
 
 if TYPE_CHECKING:
     from tracker.gate.decision import GateResult
@@ -63,7 +65,9 @@ def gate(
     listed); 1 at least one regression; 2 usage, configuration or data error
     (unknown version, no series in common); 3 only with --strict, when the worst
     result is suspect or inconclusive. Markdown also goes to $GITHUB_STEP_SUMMARY
-    when that is set. Nothing is stored: findings and their triage stay as they are.
+    when that is set (a summary file that cannot be written is a warning on
+    stderr; the exit code stays the gate's). Nothing is stored: findings and
+    their triage stay as they are.
 
     \b
     Example:
@@ -93,9 +97,21 @@ def gate(
         _echo_gate_table(result)
     summary_file = os.environ.get("GITHUB_STEP_SUMMARY")
     if summary_file and output_format == "markdown":
+        _append_step_summary(summary_file, markdown)
+    ctx.exit(result.exit_code)
+
+
+def _append_step_summary(summary_file: str, markdown: str) -> None:
+    """Append to GitHub's step summary (appending is its contract); a failure is a warning."""
+    try:
         with open(summary_file, "a", encoding="utf-8") as stream:
             stream.write(markdown + "\n")
-    ctx.exit(result.exit_code)
+    except OSError as error:
+        echo_label(
+            f"Warning: cannot append the gate's summary to $GITHUB_STEP_SUMMARY "
+            f"({summary_file}): {error.strerror or error}; the verdict above stands",
+            err=True,
+        )
 
 
 def _echo_gate_table(result: GateResult) -> None:
@@ -106,14 +122,14 @@ def _echo_gate_table(result: GateResult) -> None:
     )
 
     console = Console(width=None if sys.stdout.isatty() else 200)
-    console.print(result.summary, markup=False, highlight=False)
+    console.print(terminal_text(result.summary), markup=False, highlight=False)
     if result.items:
         table = Table(*GATE_COLUMNS)
         for item in result.items:
-            table.add_row(*gate_cells(item))
+            table.add_row(*(Text(terminal_text(cell)) for cell in gate_cells(item)))
         console.print(table)
     for line in settings_lines(result):
-        console.print(line, markup=False, highlight=False)
+        console.print(terminal_text(line), markup=False, highlight=False)
 
 
 @click.command()
@@ -151,18 +167,18 @@ def demo(ctx: click.Context, out: Path) -> None:
     prepare_demo_folder(out, fresh_database=own_database)
     if own_database:
         root.obj = f"sqlite:///{out / 'demo.db'}"
-    with open_store(ctx) as store, progress_bar("demo") as progress:
+    with open_store(ctx, create=True, memory=True) as store, progress_bar("demo") as progress:
         outcome = run_demo(
             store, out, generated_at=now(), today=datetime.now(UTC).date(), progress=progress
         )
         rows = store.count_rows()["result"]
-    click.echo(
+    echo_label(
         f"Example data: {outcome.runs_written} runs and sweeps written to {outcome.data_dir}; "
         f"{rows} results stored in {store.url}"
     )
     for line in summary_lines(outcome.analysis):
-        click.echo(line)
-    click.echo(outcome.gate.summary)
+        echo_label(line)
+    echo_label(outcome.gate.summary)
     for item in outcome.gate.with_state("failing"):
-        click.echo(f"  {' | '.join(gate_cells(item)[1:5])}")
-    click.echo(f"Report: {outcome.index_page.resolve()}")
+        echo_label(f"  {' | '.join(gate_cells(item)[1:5])}")
+    echo_label(f"Report: {outcome.index_page.resolve()}")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import sys
 from collections.abc import Iterator
 from dataclasses import asdict, fields, replace
@@ -12,14 +13,25 @@ from typing import IO, Any
 
 import click
 
-from tracker.cli.common import cache_dir, download_bar, open_store, progress_bar
-from tracker.errors import EXIT_DATA_ERROR
+from tracker.cli.common import (
+    atomic_output,
+    cache_dir,
+    download_bar,
+    echo_label,
+    open_store,
+    progress_bar,
+)
+from tracker.errors import EXIT_DATA_ERROR, ConfigError
 from tracker.ingest.pull import PULLABLE, pull_round
 from tracker.ingest.run import KINDS, SourceOutcome, ingest_source, read_job
 from tracker.records import ExportRow, Labels, SourceSpec
 from tracker.sources.remote import GITHUB
+from tracker.store.engine import parse_database_url, sqlite_file
 from tracker.store.schema import head_revision
 from tracker.text_safety import csv_cell
+
+MAX_ACCELERATORS = 1_000_000
+"""The most accelerators ``--accelerators`` accepts (more than any system has)."""
 
 
 @click.group()
@@ -44,14 +56,14 @@ def db_upgrade(ctx: click.Context) -> None:
     Example:
         tracker --database-url sqlite:///results.db db upgrade
     """
-    with open_store(ctx) as store:
-        click.echo(f"{store.url}: schema at revision {store.revision()} (head)")
+    with open_store(ctx, create=True) as store:
+        echo_label(f"{store.url}: schema at revision {store.revision()} (head)")
 
 
 @db.command("current")
 @click.pass_context
 def db_current(ctx: click.Context) -> None:
-    """Show the schema revision of the database, without changing it.
+    """Show the schema revision of the database, without changing it (or creating it).
 
     \b
     Example:
@@ -61,10 +73,10 @@ def db_current(ctx: click.Context) -> None:
         revision = store.revision()
         head = head_revision()
         if revision is None:
-            click.echo(f"{store.url}: empty (no schema yet; run `tracker db upgrade`)")
+            echo_label(f"{store.url}: empty (no schema yet; run `tracker db upgrade`)")
         else:
             state = "head" if revision == head else f"behind head {head}"
-            click.echo(f"{store.url}: revision {revision} ({state})")
+            echo_label(f"{store.url}: revision {revision} ({state})")
 
 
 @click.command()
@@ -79,7 +91,11 @@ def db_current(ctx: click.Context) -> None:
 @click.option("--software", help="Software name (default: 'local' for local runs).")
 @click.option("--software-version", help="Version label the results belong to, e.g. 2.0.13.")
 @click.option("--system", help="System under test, e.g. 'node-a (8x H200)'.")
-@click.option("--accelerators", type=click.IntRange(min=1), help="Accelerators in the system.")
+@click.option(
+    "--accelerators",
+    type=click.IntRange(min=1, max=MAX_ACCELERATORS),
+    help="Accelerators in the system.",
+)
 @click.option("--benchmark", help="Benchmark or workload, for files that do not name one.")
 @click.option("--strict", is_flag=True, help="Store nothing of a source that has a bad file.")
 @click.pass_context
@@ -112,7 +128,7 @@ def ingest(
     specs = [spec for source in sources for spec in _specs(source, kind, labels)]
     outcomes = []
     with (
-        open_store(ctx) as store,
+        open_store(ctx, create=True) as store,
         progress_bar("ingest") as progress,
         download_bar() as download,
     ):
@@ -156,7 +172,7 @@ def _echo_outcome(outcome: SourceOutcome) -> None:
             if download.not_modified
             else f"downloaded {download.bytes_transferred} bytes"
         )
-        click.echo(f"{download.url}: {fetched} (sha256 {download.sha256})")
+        echo_label(f"{download.url}: {fetched} (sha256 {download.sha256})")
     saved = outcome.saved
     if saved is None:
         summary = "nothing stored"
@@ -173,11 +189,11 @@ def _echo_outcome(outcome: SourceOutcome) -> None:
         summary += f" (retried {times} after a conflict with a concurrent writer)"
     if outcome.runs_failed:
         summary += f", {outcome.runs_failed} failed (see the errors)"
-    click.echo(f"{outcome.location}: {outcome.runs_found} runs ({outcome.kind}), {summary}")
+    echo_label(f"{outcome.location}: {outcome.runs_found} runs ({outcome.kind}), {summary}")
     for note in outcome.notes:
-        click.echo(f"  note: {note}")
+        echo_label(f"  note: {note}")
     for error in outcome.errors:
-        click.echo(f"Error: {error}", err=True)
+        echo_label(f"Error: {error}", err=True)
 
 
 def _echo_totals(outcomes: list[SourceOutcome]) -> None:
@@ -219,7 +235,7 @@ def pull(
         tracker pull mlperf-training --round v5.1
     """
     with (
-        open_store(ctx) as store,
+        open_store(ctx, create=True) as store,
         progress_bar("ingest") as progress,
         download_bar() as download,
     ):
@@ -254,18 +270,42 @@ def pull(
 def export(ctx: click.Context, output_format: str, out: Path | None) -> None:
     """Print every stored result, one object (JSON) or row (CSV) per result.
 
+    --out is written under a temporary name beside it and renamed at the end:
+    a failed export (disk full) leaves no partial file. It may not be the
+    database itself.
+
     \b
     Example:
         tracker export --format json | jq '.[] | select(.valid == false)'
         tracker export --format csv --out results.csv
     """
+    if out is not None:
+        _refuse_input_as_output(ctx.find_root().obj, out)
     with open_store(ctx) as store:
         rows = store.iter_export_rows()
         if out is None:
             _write_export(rows, sys.stdout, output_format)
         else:
-            with out.open("w", encoding="utf-8", newline="") as stream:
+            with atomic_output(out) as stream:
                 _write_export(rows, stream, output_format)
+
+
+def _refuse_input_as_output(database_url: str, out: Path) -> None:
+    """A :class:`ConfigError` when ``out`` is the SQLite database (or one of its
+    journal files) the export reads: writing it would destroy what is exported."""
+    database = sqlite_file(parse_database_url(database_url))
+    if database is None:
+        return
+    target = out.resolve()
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        read = Path(f"{database}{suffix}")
+        same = target == read.resolve()
+        if not same and out.exists() and read.exists():
+            same = os.path.samefile(out, read)
+        if same:
+            raise ConfigError(
+                f"--out {out} is the database the export reads ({read}); give another file name"
+            )
 
 
 def _write_export(rows: Iterator[ExportRow], stream: IO[str], output_format: str) -> None:

@@ -6,6 +6,12 @@ folder, as the reader will reach it from where the output is shown) each series
 links into the static report: the comparison page of the version pair when the
 report has one (consecutive versions, or the first against the newest), else the
 benchmark page.
+
+Labels come from flags and files: in the Markdown every text goes through
+:func:`tracker.text_safety.markdown_text` (no link, image, HTML or control
+character of a label reaches the step summary) and each link target is
+percent-encoded; the JSON escapes every control character, C1 and
+bidirectional-override characters included (:func:`tracker.text_safety.json_text`).
 """
 
 from __future__ import annotations
@@ -14,9 +20,11 @@ import json
 from collections.abc import Sequence
 from dataclasses import asdict
 from typing import Any
+from urllib.parse import quote
 
 from tracker.gate.decision import GateItem, GateResult
 from tracker.report.urls import benchmark_href, compare_href
+from tracker.text_safety import json_text, markdown_text
 
 __all__ = [
     "GATE_COLUMNS",
@@ -116,29 +124,30 @@ def settings_lines(result: GateResult) -> list[str]:
     return lines
 
 
-def _escape(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+_LINK_SAFE = "/#?=&%:;,.-_~+@!$'*"
+"""Characters a Markdown link target keeps; anything else (spaces, parentheses,
+brackets, control characters) is percent-encoded."""
 
 
 def gate_markdown(result: GateResult, *, report: str | None = None) -> str:
     """A Markdown summary: the verdict, a table of every reported series, the settings."""
     icon = {0: "✅", 1: "❌", 3: "⚠️"}.get(result.exit_code, "")
-    out = [f"## {icon} {result.summary}".replace("  ", " "), ""]
+    out = [f"## {icon} {markdown_text(result.summary)}".replace("  ", " "), ""]
     if result.items:
         out.append("| state | kind | series | versions | Δ% | CI (Δ%) | p / q | method, n |")
         out.append("| --- | --- | --- | --- | --- | --- | --- | --- |")
         for item in result.items:
-            cells = [_escape(c) for c in gate_cells(item)]
+            cells = [markdown_text(c) for c in gate_cells(item)]
             link = item_link(result, item, report)
             if link is not None:
-                cells[2] = f"[{cells[2]}]({link})"
+                cells[2] = f"[{cells[2]}]({quote(link, safe=_LINK_SAFE)})"
             if item.acknowledgement is not None:
-                cells[0] += f" ({_escape(item.acknowledgement.reason)})"
+                cells[0] += f" ({markdown_text(item.acknowledgement.reason)})"
             out.append("| " + " | ".join(cells) + " |")
         out.append("")
     else:
         out += ["No series changed past its floor.", ""]
-    out += [f"{line}  " for line in settings_lines(result)]
+    out += [f"{markdown_text(line)}  " for line in settings_lines(result)]
     return "\n".join(out).rstrip() + "\n"
 
 
@@ -179,4 +188,4 @@ def gate_json(result: GateResult, *, report: str | None = None) -> str:
             "thresholds": [asdict(t) for t in p.thresholds],
         },
     }
-    return json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False)
+    return json_text(json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False))

@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import tomllib
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, datetime
 from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any
@@ -59,7 +59,7 @@ __all__ = [
     "parse_policy",
 ]
 
-GATE_KINDS = ("regression", "target", "scaling")
+GATE_KINDS = ("regression", "target", "scaling", "invalid")
 _GATE_KEYS = {
     "q",
     "floor_repeats",
@@ -152,6 +152,15 @@ def _toml(data: bytes, source: str) -> dict[str, Any]:
         raise ConfigError(f"{source}: not valid TOML ({exc})") from exc
 
 
+def _toml_type(value: Any) -> str:
+    """What a TOML value is, in the words of the TOML spec (for messages)."""
+    if isinstance(value, datetime):
+        return "a date-time"
+    names = {bool: "a boolean", int: "an integer", float: "a float", str: "a string"}
+    names |= {list: "an array", dict: "a table"}
+    return names.get(type(value), f"a {type(value).__name__}")
+
+
 def _unknown(table: dict[str, Any], allowed: set[str], where: str) -> None:
     extra = sorted(set(table) - allowed)
     if extra:
@@ -211,8 +220,11 @@ def parse_acknowledgements(data: bytes, *, source: str) -> tuple[Acknowledgement
             raise ConfigError(f"{where}: must be a table")
         _unknown(entry, _ACK_KEYS, where)
         expires = entry.get("expires")
-        if expires is not None and not isinstance(expires, date):
-            raise ConfigError(f"{where}: 'expires' must be a date, e.g. 2027-01-31")
+        if expires is not None and (not isinstance(expires, date) or isinstance(expires, datetime)):
+            raise ConfigError(
+                f"{where}: 'expires' must be a date such as 2027-01-31 (no time of day, "
+                f"no quotes), got {_toml_type(expires)} {expires!r}"
+            )
         found.append(
             Acknowledgement(
                 series=_text(entry, "series", where),

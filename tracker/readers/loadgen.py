@@ -65,6 +65,8 @@ class LoadGenReader:
         try:
             parsed = self._parse(tree, spec, summary, summary_path, detail_path, files)
         except ParseError as error:
+            if error.path in (tree.shown_path(summary_path), tree.shown_path(detail_path)):
+                raise  # the tree's own error (a file it cannot read) names it as shown
             raise ParseError(tree.shown_path(error.path), error.message, line=error.line) from None
         for result in parsed:
             artifact = tree.artifact(result.artifact_path)

@@ -76,7 +76,9 @@ def read_units(
         try:
             parsed.append((unit, parse(tree, unit)))
         except ParseError as error:
-            shown = ParseError(tree.shown_path(error.path), error.message, line=error.line)
+            shown = error  # the tree's own error (a file it cannot read) names it as shown
+            if error.path not in {tree.shown_path(path) for path in unit.paths if path}:
+                shown = ParseError(tree.shown_path(error.path), error.message, line=error.line)
             if strict:
                 raise shown from None
             reading.errors.append(shown)

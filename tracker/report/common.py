@@ -13,8 +13,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from tracker.analysis_records import SeriesInfo
-from tracker.records import FindingRecord, StoredFinding
+from tracker.analysis_records import FindingRecord, SeriesInfo, StoredFinding
 from tracker.report.urls import benchmark_href, compare_href, page_href, slug, system_href
 
 __all__ = [

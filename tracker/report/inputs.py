@@ -20,8 +20,8 @@ from typing import Literal
 
 from tracker.analysis import ChangePointResult, ComparisonRun, ScalingFinding, ScalingGroup
 from tracker.analysis import SeriesSamples as SeriesSamples
-from tracker.analysis_records import SeriesInfo, SweepTarget
-from tracker.records import FindingRecord, SeriesPoint, StoredFinding, SweepSample, VersionInfo
+from tracker.analysis_records import FindingRecord, SeriesInfo, StoredFinding, SweepTarget
+from tracker.records import SeriesPoint, SweepSample, VersionInfo
 
 __all__ = ["PairRun", "PointOrder", "ReportInput", "SystemInfo", "point_groups"]
 

@@ -28,14 +28,9 @@ from typing import Any
 import numpy as np
 
 from tracker.analysis import SeriesSamples, collect_evidence, decide_verdicts
+from tracker.analysis_records import StoredFinding
 from tracker.analyze.run import DEFAULT_SEED, AnalysisOutcome, AnalysisSettings, analyse
-from tracker.records import (
-    OUTPUT_TOKENS_PER_S,
-    AnalysisSample,
-    SeriesPoint,
-    StoredFinding,
-    VersionInfo,
-)
+from tracker.records import OUTPUT_TOKENS_PER_S, AnalysisSample, SeriesPoint, VersionInfo
 from tracker.report.inputs import PairRun, PointOrder, ReportInput, SystemInfo
 from tracker.report.site import render_site
 from tracker.store.facade import Store

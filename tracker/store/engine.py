@@ -1,5 +1,8 @@
 """Engines: database URLs, connection settings, and the retry of conflicting writes.
 
+* :func:`parse_database_url`: a ``sqlite:///`` or PostgreSQL URL checked (any
+  other kind of URL is refused with a message), and :func:`sqlite_file`: the
+  file a SQLite URL names (``None`` for an in-memory database);
 * :func:`create_store_engine`: an engine for a ``sqlite:///`` or PostgreSQL URL;
   SQLite connections get foreign keys, the write-ahead log and full sync, and
   write transactions (:func:`writing`) begin IMMEDIATE;
@@ -12,9 +15,11 @@ from __future__ import annotations
 import logging
 import random
 import sqlite3
+from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
-from sqlalchemy import Connection, Engine, create_engine, event
+from sqlalchemy import URL, Connection, Engine, create_engine, event
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError
 
@@ -25,7 +30,9 @@ __all__ = [
     "conflict",
     "create_store_engine",
     "normalise_database_url",
+    "parse_database_url",
     "retry_delay",
+    "sqlite_file",
     "writing",
 ]
 
@@ -44,6 +51,8 @@ _CONFLICT_SQLSTATES = {
     "55P03": "a lock held by a concurrent writer",
 }
 """PostgreSQL errors that a concurrent writer causes; retrying the transaction resolves them."""
+_BACKENDS = ("sqlite", "postgresql")
+_URL_FORMS = "use sqlite:///FILE or postgresql+psycopg://USER@HOST/DB"
 
 
 def normalise_database_url(url: str) -> str:
@@ -54,16 +63,50 @@ def normalise_database_url(url: str) -> str:
     return url
 
 
-def create_store_engine(url: str) -> Engine:
-    """An engine for ``url``, set up for the tracker's SQLite or PostgreSQL use."""
-    try:
-        parsed = make_url(normalise_database_url(url))
-    except ArgumentError:
+def parse_database_url(url: str | URL) -> URL:
+    """``url`` parsed; a URL that is not SQLite or PostgreSQL is a :class:`StoreError`."""
+    if isinstance(url, URL):
+        parsed = url
+    else:
+        try:
+            parsed = make_url(normalise_database_url(url))
+        except (ArgumentError, ValueError):
+            raise StoreError(f"database URL {url!r} is not a URL; {_URL_FORMS}") from None
+    if parsed.get_backend_name() not in _BACKENDS:
+        shown = parsed.render_as_string(hide_password=True)
         raise StoreError(
-            f"database URL {url!r} is not a URL; use sqlite:///FILE or postgresql+psycopg://..."
-        ) from None
+            f"database URL {shown!r} is not a SQLite or PostgreSQL database; {_URL_FORMS}"
+        )
+    return parsed
+
+
+def sqlite_file(url: URL) -> Path | None:
+    """The file a SQLite URL names; ``None`` for an in-memory database.
+
+    ``sqlite://`` and ``sqlite:///:memory:`` are in memory, as is a
+    ``file:`` URI (``?uri=true``) with ``mode=memory`` or the name ``:memory:``.
+    """
+    database = url.database or ""
+    if url.query.get("uri") in ("true", "1") and database.startswith("file:"):
+        path, _, query = database[len("file:") :].partition("?")
+        if path.startswith("//"):  # file://HOST/PATH: only an empty host or localhost
+            path = "/" + path[2:].partition("/")[2]
+        if "mode=memory" in query or url.query.get("mode") == "memory":
+            return None
+        database = unquote(path)
+    if database in ("", ":memory:"):
+        return None
+    return Path(database)
+
+
+def create_store_engine(url: str | URL) -> Engine:
+    """An engine for ``url``, set up for the tracker's SQLite or PostgreSQL use."""
+    parsed = parse_database_url(url)
     if parsed.get_backend_name() == "sqlite":
-        engine = create_engine(parsed, connect_args={"timeout": _SQLITE_BUSY_TIMEOUT_S})
+        try:
+            engine = create_engine(parsed, connect_args={"timeout": _SQLITE_BUSY_TIMEOUT_S})
+        except ArgumentError as error:  # an unknown driver, e.g. sqlite+nosuch://
+            raise StoreError(f"database URL {parsed.drivername!r}: {error}; {_URL_FORMS}") from None
         event.listen(engine, "connect", _configure_sqlite_connection)
         event.listen(engine, "begin", _begin_sqlite_transaction)
         return engine
@@ -79,6 +122,8 @@ def create_store_engine(url: str) -> Engine:
     logging.getLogger("psycopg").addFilter(_drop_pipeline_echo)
     try:
         return create_engine(parsed, pool_pre_ping=True, connect_args=connect_args)
+    except ArgumentError as error:  # an unknown driver, e.g. postgresql+nosuch://
+        raise StoreError(f"database URL {parsed.drivername!r}: {error}; {_URL_FORMS}") from None
     except ModuleNotFoundError as error:
         raise StoreError(
             f"the driver for {parsed.drivername} is not installed ({error.name}); "

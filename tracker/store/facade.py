@@ -4,39 +4,48 @@ Everything above it passes and receives plain records (:mod:`tracker.records`).
 A source is written in one transaction, so it is stored all or nothing.
 :class:`Store` delegates to the modules beside it: :mod:`~tracker.store.engine`
 (URLs, connections), :mod:`~tracker.store.first_use` (the schema upgrade),
-:mod:`~tracker.store.read`, :mod:`~tracker.store.write` and
-:mod:`~tracker.store.findings`.
+:mod:`~tracker.store.read`, :mod:`~tracker.store.write`,
+:mod:`~tracker.store.findings` and :mod:`~tracker.store.systems`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from datetime import datetime
+from typing import TypeVar
 
-from sqlalchemy import Engine
-from sqlalchemy.exc import OperationalError
+from sqlalchemy import URL, Engine
+from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 
-from tracker.errors import StoreError
+from tracker.analysis_records import FindingRecord, FindingsSaved, StoredFinding
+from tracker.errors import StoreError, TrackerError
 from tracker.records import (
     AnalysisSample,
     ExportRow,
-    FindingRecord,
-    FindingsSaved,
     ResultRecord,
     SeriesPoint,
     SourceRecord,
-    StoredFinding,
     SweepSample,
     VersionInfo,
 )
 from tracker.store import findings as _findings
-from tracker.store import read, write
-from tracker.store.engine import create_store_engine, normalise_database_url
+from tracker.store import read, systems, write
+from tracker.store.engine import (
+    create_store_engine,
+    normalise_database_url,
+    parse_database_url,
+    sqlite_file,
+)
 from tracker.store.first_use import upgrade_to_head
 from tracker.store.schema import current_revision
+from tracker.store.systems import AliasOutcome, SystemSummary
 from tracker.store.write import SaveOutcome
 
 __all__ = ["SaveOutcome", "Store", "normalise_database_url"]
+
+T = TypeVar("T")
+_NEXT_STEP = "check --database-url / TRACKER_DATABASE_URL"
 
 
 class Store:
@@ -46,23 +55,71 @@ class Store:
         self.engine = engine
 
     @classmethod
-    def open(cls, url: str, *, upgrade: bool = True) -> Store:
+    def open(
+        cls, url: str, *, upgrade: bool = True, create: bool = True, memory: bool = True
+    ) -> Store:
         """Connect to ``url`` and, unless ``upgrade`` is false, bring the schema up to date.
 
         Processes opening a new database at once migrate it once: the others
         wait and find it at head (see :mod:`tracker.store.first_use`).
+
+        ``create=False`` is for commands that read what an ingest stored: a
+        SQLite file that does not exist is an error (it is not created), and so
+        is, when upgrading, a database without the tracker's tables.
+        ``memory=False`` refuses an in-memory SQLite database (``sqlite://``),
+        whose content is gone when the process ends. Every failure is a
+        :class:`StoreError` that says what failed, never the SQL.
         """
-        store = cls(create_store_engine(url))
+        parsed = parse_database_url(url)
+        if parsed.get_backend_name() == "sqlite":
+            _check_sqlite(parsed, create=create, memory=memory)
+        store = cls(create_store_engine(parsed))
         try:
-            if upgrade:
-                upgrade_to_head(store.engine)
-        except OperationalError as error:
+            with store._reported("open"):
+                revision = current_revision(store.engine)  # connects: a wrong file fails here
+                if upgrade and revision is None and not create:
+                    raise StoreError(
+                        f"the database {store.url} holds no tracker data (no tables); "
+                        f"run `tracker ingest` first or {_NEXT_STEP}"
+                    )
+                if upgrade:
+                    upgrade_to_head(store.engine)
+        except ValueError as error:  # the driver refuses the file name (a NUL byte)
             store.close()
             raise StoreError(
-                f"cannot open the database {store.url}: {error.orig}; "
-                "check --database-url / TRACKER_DATABASE_URL and that the server is running"
+                f"cannot open the database {store.url}: {error}; {_NEXT_STEP}"
             ) from None
+        except BaseException:
+            store.close()
+            raise
         return store
+
+    @contextmanager
+    def _reported(self, doing: str) -> Iterator[None]:
+        """Database errors while ``doing`` (a verb) as a :class:`StoreError` in words."""
+        try:
+            yield
+        except TrackerError:
+            raise
+        except OverflowError:
+            raise StoreError(
+                f"cannot {doing} the database {self.url}: a number is too large for it; "
+                "check the values given"
+            ) from None
+        except DBAPIError as error:
+            reason = str(error.orig).strip().splitlines()[0] if str(error.orig).strip() else ""
+            raise StoreError(
+                f"cannot {doing} the database {self.url}: "
+                f"{reason or type(error.orig).__name__}; {_advice(reason, doing)}"
+            ) from None
+        except SQLAlchemyError as error:
+            raise StoreError(
+                f"cannot {doing} the database {self.url}: {type(error).__name__}; {_NEXT_STEP}"
+            ) from None
+
+    def _streamed(self, doing: str, rows: Iterator[T]) -> Iterator[T]:
+        with self._reported(doing):
+            yield from rows
 
     @property
     def url(self) -> str:
@@ -81,15 +138,18 @@ class Store:
 
     def revision(self) -> str | None:
         """The schema revision the database is at."""
-        return current_revision(self.engine)
+        with self._reported("read"):
+            return current_revision(self.engine)
 
     def count_rows(self) -> dict[str, int]:
         """Rows per table, for summaries and tests."""
-        return read.count_rows(self.engine)
+        with self._reported("read"):
+            return read.count_rows(self.engine)
 
     def has_source(self, identity_sha256: str) -> bool:
         """Whether a source with this identity (content + labels) is stored."""
-        return read.has_source(self.engine, identity_sha256)
+        with self._reported("read"):
+            return read.has_source(self.engine, identity_sha256)
 
     def save_source(self, source: SourceRecord, results: Sequence[ResultRecord]) -> SaveOutcome:
         """Store a source, its artifacts and its results in one transaction.
@@ -105,15 +165,17 @@ class Store:
         :data:`tracker.store.engine.SAVE_ATTEMPTS` times; a source another
         process stored meanwhile is then "already stored".
         """
-        return write.save_source(self.engine, source, results)
+        with self._reported("write to"):
+            return write.save_source(self.engine, source, results)
 
     def list_versions(self) -> list[VersionInfo]:
         """Every known software version (unordered; see :func:`tracker.versions.order_versions`)."""
-        return read.list_versions(self.engine)
+        with self._reported("read"):
+            return read.list_versions(self.engine)
 
     def iter_export_rows(self, *, batch_size: int = 1000) -> Iterator[ExportRow]:
         """Every stored result with its labels, streamed in a stable order."""
-        return read.iter_export_rows(self.engine, batch_size)
+        return self._streamed("read", read.iter_export_rows(self.engine, batch_size))
 
     def iter_series_points(
         self, *, order: str = "benchmark", batch_size: int = 5000
@@ -128,7 +190,7 @@ class Store:
         :meth:`iter_analysis_samples`, the label tables are read first and the
         results streamed by their ids in batches, so memory stays bounded.
         """
-        return read.iter_series_points(self.engine, order, batch_size)
+        return self._streamed("read", read.iter_series_points(self.engine, order, batch_size))
 
     def iter_analysis_samples(self, *, batch_size: int = 5000) -> Iterator[AnalysisSample]:
         """Every stored result as the analysis reads it, valid or not, streamed by id.
@@ -136,7 +198,7 @@ class Store:
         The label tables are small and read first; the results are streamed by
         their ids alone (a third of the cost of joining every row).
         """
-        return read.iter_analysis_samples(self.engine, batch_size)
+        return self._streamed("read", read.iter_analysis_samples(self.engine, batch_size))
 
     def iter_sweep_samples(self, *, metric: str) -> Iterator[SweepSample]:
         """The points of every sweep (results with a sweep key), their ``metric`` result only.
@@ -144,7 +206,7 @@ class Store:
         Sweep points come from serving tools; their ``extra`` gives the curve
         workload, tokens/s/user and its statistic, and the accelerator count.
         """
-        return read.iter_sweep_samples(self.engine, metric)
+        return self._streamed("read", read.iter_sweep_samples(self.engine, metric))
 
     def save_findings(
         self,
@@ -165,14 +227,61 @@ class Store:
           "fixed" stay as people set them. Findings about what the run did not
           look at are left alone.
         """
-        return _findings.save_findings(self.engine, findings, analysed_at, evaluated)
+        with self._reported("write to"):
+            return _findings.save_findings(self.engine, findings, analysed_at, evaluated)
 
     def list_findings(self, *, status: str | None = None) -> list[StoredFinding]:
         """Stored findings, oldest first; only those with ``status`` when given."""
-        return _findings.list_findings(self.engine, status)
+        with self._reported("read"):
+            return _findings.list_findings(self.engine, status)
 
     def set_finding_status(
         self, finding_id: int, *, status: str, note: str | None = None
     ) -> StoredFinding:
         """Triage one finding: set its status (and note); analysis keeps it while it holds."""
-        return _findings.set_finding_status(self.engine, finding_id, status, note)
+        with self._reported("write to"):
+            return _findings.set_finding_status(self.engine, finding_id, status, note)
+
+    def list_systems(self) -> list[SystemSummary]:
+        """Every stored system with the versions it has results in and its aliases."""
+        with self._reported("read"):
+            return systems.list_systems(self.engine)
+
+    def alias_system(self, alias_key: str, key: str) -> AliasOutcome:
+        """Link a renamed system: ``alias_key`` names the system ``key`` from now on."""
+        with self._reported("write to"):
+            return systems.alias_system(self.engine, alias_key, key)
+
+
+def _check_sqlite(url: URL, *, create: bool, memory: bool) -> None:
+    """Refuse an in-memory database unless ``memory``, a missing file unless ``create``."""
+    path = sqlite_file(url)
+    if path is None:
+        if not memory:
+            raise StoreError(
+                f"{url.render_as_string(hide_password=True)} is an in-memory database: what "
+                "this command stores or reads is gone when it ends; use sqlite:///FILE"
+            )
+        return
+    try:
+        exists = path.exists()
+    except (OSError, ValueError):  # a name no file can have (a NUL byte), too long a name
+        exists = False
+    if not exists and not create:
+        raise StoreError(f"no database at {path}; run `tracker ingest` first or {_NEXT_STEP}")
+
+
+def _advice(reason: str, doing: str) -> str:
+    """The next step after a database error whose first line is ``reason``."""
+    text = reason.lower()
+    if "readonly" in text or "read-only" in text:
+        return "the database is read-only here: check the permissions of the file and its folder"
+    if "unable to open database file" in text:
+        return f"check that the folder exists and can be written, or {_NEXT_STEP}"
+    if "not a database" in text:
+        return _NEXT_STEP
+    if "disk" in text and "full" in text:
+        return "free some disk space and run the command again"
+    if doing == "open":
+        return f"{_NEXT_STEP} and that the server is running"
+    return "run the command again; if it fails again, check the database server's log"

@@ -11,8 +11,8 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session
 from sqlmodel import col
 
+from tracker.analysis_records import FINDING_STATUSES, FindingRecord, FindingsSaved, StoredFinding
 from tracker.errors import StoreError
-from tracker.records import FINDING_STATUSES, FindingRecord, FindingsSaved, StoredFinding
 from tracker.store.engine import writing
 from tracker.store.models import Finding, SoftwareVersion
 

@@ -1,4 +1,4 @@
-"""The database tables (SQLModel). Only :mod:`tracker.store.facade` uses them.
+"""The database tables (SQLModel). Only :mod:`tracker.store` uses them.
 
 Tables are created and changed only by the Alembic migrations in
 ``migrations/``; ``tests/store/test_migrations.py`` checks that the two agree.
@@ -21,6 +21,8 @@ __all__ = [
     "SoftwareVersion",
     "Source",
     "System",
+    "SystemAlias",
+    "SystemDescription",
 ]
 
 SQLModel.metadata.naming_convention = {
@@ -57,7 +59,13 @@ class Artifact(SQLModel, table=True):
 
 
 class System(SQLModel, table=True):
-    """A system under test; ``key`` is submitter/name. Counts may be missing."""
+    """A system under test across rounds (a platform); ``key`` is submitter/name, and the
+    division unless closed (:attr:`tracker.records.SystemRecord.platform_key`).
+
+    What a system is (accelerator, counts, host CPU, availability, its JSON) is a fact
+    of one round: :class:`SystemDescription`. The description columns here keep the
+    first one seen, for databases and tools that read them; the tracker reads the round's.
+    """
 
     id: int | None = Field(default=None, primary_key=True)
     key: str = Field(max_length=400, unique=True)
@@ -71,6 +79,38 @@ class System(SQLModel, table=True):
     division: str | None = Field(default=None, max_length=40)
     availability: str | None = Field(default=None, max_length=40)
     raw_json: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+
+
+class SystemDescription(SQLModel, table=True):
+    """What one software version (an MLPerf round) says of a system: counts may be missing."""
+
+    __tablename__ = "system_description"
+    __table_args__ = (UniqueConstraint("system_id", "software_version_id"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    system_id: int = Field(foreign_key="system.id", ondelete="CASCADE")
+    software_version_id: int = Field(foreign_key="software_version.id", index=True)
+    accelerator: str | None = Field(default=None, max_length=300)
+    accelerators_per_node: int | None = None
+    nodes: int | None = None
+    accelerators_total: int | None = None
+    host_cpu: str | None = Field(default=None, max_length=300)
+    availability: str | None = Field(default=None, max_length=40)
+    raw_json: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+
+
+class SystemAlias(SQLModel, table=True):
+    """A system key that names another system (a system renamed between rounds).
+
+    Results stored or ingested under ``alias_key`` belong to the system ``key``.
+    """
+
+    __tablename__ = "system_alias"
+
+    id: int | None = Field(default=None, primary_key=True)
+    alias_key: str = Field(max_length=400, unique=True)
+    key: str = Field(max_length=400)
+    created_at: datetime
 
 
 class SoftwareVersion(SQLModel, table=True):

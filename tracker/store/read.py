@@ -24,6 +24,7 @@ from tracker.store.models import (
     SoftwareVersion,
     Source,
     System,
+    SystemDescription,
 )
 from tracker.store.rows import Labels, export_row, group_points, sweep_sample
 
@@ -42,7 +43,16 @@ def count_rows(engine: Engine) -> dict[str, int]:
     """Rows per table."""
     counts: dict[str, int] = {}
     with Session(engine) as session:
-        for model in (Source, Artifact, System, SoftwareVersion, Benchmark, Metric, Result):
+        for model in (
+            Source,
+            Artifact,
+            System,
+            SystemDescription,
+            SoftwareVersion,
+            Benchmark,
+            Metric,
+            Result,
+        ):
             table = inspect(model).local_table
             name = str(model.__tablename__)
             counts[name] = session.scalar(select(func.count()).select_from(table)) or 0
@@ -75,8 +85,9 @@ def list_versions(engine: Engine) -> list[VersionInfo]:
 
 def iter_export_rows(engine: Engine, batch_size: int) -> Iterator[ExportRow]:
     """Every stored result with its labels, streamed in a stable order."""
+    columns = (Result, Source, System, SoftwareVersion, Benchmark, Metric, Artifact)
     query = (
-        _join_labels(select(Result, Source, System, SoftwareVersion, Benchmark, Metric, Artifact))
+        _with_description(_join_labels(select(*columns, SystemDescription)))
         .join(Artifact, col(Result.artifact_id) == col(Artifact.id))
         .order_by(col(Result.id))
         .execution_options(yield_per=batch_size)
@@ -109,25 +120,55 @@ def iter_analysis_samples(engine: Engine, batch_size: int) -> Iterator[AnalysisS
         labels = _analysis_labels(connection)
         versions, systems = labels[SoftwareVersion], labels[System]
         benchmarks, metrics = labels[Benchmark], labels[Metric]
+        described = _round_descriptions(connection)
         query = select(*_ANALYSIS_COLUMNS).order_by(col(Result.id))
         rows = connection.execution_options(yield_per=batch_size).execute(query)
         for system, version, benchmark, metric, workload, value, valid, stack, sweep in rows:
-            sv, sy, bm, mt = (
-                versions[version],
-                systems[system],
-                benchmarks[benchmark],
-                metrics[metric],
-            )
+            sv, bm, mt = versions[version], benchmarks[benchmark], metrics[metric]
+            sy = described.get((system, version)) or systems[system]
             yield AnalysisSample(
                 sv[0], sv[1], sy[0], sy[1], sy[2], sy[3], sy[4], sy[5], sy[6], sy[7],
                 bm[0], bm[1], workload, mt[0], mt[1], mt[2], value, valid, stack, sweep,
             )  # fmt: skip
 
 
+def _round_descriptions(connection: Connection) -> dict[tuple[int, int], tuple[Any, ...]]:
+    """(system id, version id) → the system's label columns with that round's description."""
+    systems = {
+        row[0]: tuple(row[1:])
+        for row in connection.execute(
+            select(col(System.id), col(System.key), col(System.name), col(System.submitter))
+        )
+    }
+    columns = (
+        col(SystemDescription.system_id),
+        col(SystemDescription.software_version_id),
+        col(System.division),
+        col(SystemDescription.accelerator),
+        col(SystemDescription.nodes),
+        col(SystemDescription.accelerators_total),
+        col(SystemDescription.host_cpu),
+    )
+    query = select(*columns).join(System, col(System.id) == col(SystemDescription.system_id))
+    return {
+        (system, version): (*systems[system], *described)
+        for system, version, *described in connection.execute(query)
+    }
+
+
+def _with_description(query: Select[*_Ts]) -> Select[*_Ts]:
+    """Join each result's row to its system's description in the result's round (if any)."""
+    return query.outerjoin(
+        SystemDescription,
+        (col(SystemDescription.system_id) == col(Result.system_id))
+        & (col(SystemDescription.software_version_id) == col(Result.software_version_id)),
+    )
+
+
 def iter_sweep_samples(engine: Engine, metric: str) -> Iterator[SweepSample]:
     """The points of every sweep (results with a sweep key), their ``metric`` result only."""
     query = (
-        _join_labels(select(*_SWEEP_COLUMNS))
+        _with_description(_join_labels(select(*_SWEEP_COLUMNS)))
         .where(col(Result.sweep_key).is_not(None), col(Metric.name) == metric)
         .order_by(col(Result.sweep_key), col(Result.id))
     )
@@ -181,8 +222,8 @@ _SWEEP_COLUMNS = (
     col(System.key),
     col(Benchmark.name),
     col(Benchmark.scenario),
-    col(System.accelerator),
-    col(System.accelerators_total),
+    func.coalesce(col(SystemDescription.accelerator), col(System.accelerator)),
+    func.coalesce(col(SystemDescription.accelerators_total), col(System.accelerators_total)),
     col(Result.concurrency),
     col(Result.value),
     col(Result.is_valid),

@@ -14,6 +14,7 @@ from tracker.store.models import (
     SoftwareVersion,
     Source,
     System,
+    SystemDescription,
 )
 
 __all__ = ["Labels", "export_row", "group_points", "sweep_sample"]
@@ -82,8 +83,10 @@ def export_row(
     benchmark: Benchmark,
     metric: Metric,
     artifact: Artifact,
+    description: SystemDescription | None = None,
 ) -> ExportRow:
-    """One result with its labels, as the export writes it."""
+    """One result with its labels (the system as the result's round describes it)."""
+    described = description or system
     return ExportRow(
         source_kind=source.kind,
         round=result.round,
@@ -98,9 +101,9 @@ def export_row(
         unit=metric.unit,
         higher_is_better=metric.higher_is_better,
         valid=result.is_valid,
-        accelerator=system.accelerator,
-        nodes=system.nodes,
-        accelerators_total=system.accelerators_total,
+        accelerator=described.accelerator,
+        nodes=described.nodes,
+        accelerators_total=described.accelerators_total,
         software=version.software,
         software_version=version.version,
         concurrency=result.concurrency,

@@ -27,7 +27,9 @@ from tracker.store.models import (
     SoftwareVersion,
     Source,
     System,
+    SystemDescription,
 )
+from tracker.store.systems import load_aliases
 from tracker.versions import version_sort_key
 
 __all__ = ["SaveOutcome", "save_source"]
@@ -89,6 +91,8 @@ class _Writer:
     def __init__(self, session: Session) -> None:
         self.session = session
         self.systems: dict[str, int] = {}
+        self.descriptions: set[tuple[int, int]] = set()
+        self.aliases = load_aliases(session)
         self.versions: dict[tuple[str, str], int] = {}
         self.benchmarks: dict[tuple[str, str], int] = {}
         self.metrics: dict[tuple[str, str], int] = {}
@@ -113,6 +117,7 @@ class _Writer:
         artifacts = self._save_artifacts(source_row.id, source)
         fresh = self._new_results(results)
         self._prepare_systems(record.system for _key, record in fresh)
+        self._prepare_descriptions(record for _key, record in fresh)
         rows = [self._result_values(source_row.id, artifacts, key, r) for key, r in fresh]
         for start in range(0, len(rows), _BATCH):
             self.session.execute(insert(_RESULT_TABLE), rows[start : start + _BATCH])
@@ -146,7 +151,10 @@ class _Writer:
 
     def _prepare_systems(self, records: Iterable[SystemRecord]) -> None:
         """Find or create every system of a batch with a few queries, not a few per system."""
-        wanted = {r.key: r for r in records if r.key not in self.systems}
+        wanted: dict[str, SystemRecord] = {}
+        for r in records:
+            if self._key(r) not in self.systems:
+                wanted.setdefault(self._key(r), r)
         keys = list(wanted)
         for start in range(0, len(keys), 500):
             chunk = keys[start : start + 500]
@@ -161,14 +169,49 @@ class _Writer:
         for start in range(0, len(missing), _BATCH):
             batch = missing[start : start + _BATCH]
             self.session.execute(
-                insert(System), [{"key": r.key, **_system_fields(r)} for r in batch]
+                insert(System), [{"key": self._key(r), **_system_fields(r)} for r in batch]
             )
             created = self.session.execute(
                 select(col(System.key), col(System.id)).where(
-                    col(System.key).in_([r.key for r in batch])
+                    col(System.key).in_([self._key(r) for r in batch])
                 )
             )
             self.systems.update({key: sid for key, sid in created if sid is not None})
+
+    def _key(self, record: SystemRecord) -> str:
+        """The key of the system ``record`` names: its platform key, through the aliases."""
+        return self.aliases.get(record.platform_key, record.platform_key)
+
+    def _prepare_descriptions(self, results: Iterable[ResultRecord]) -> None:
+        """Each system's description in each round of the batch (SystemDescription rows).
+
+        A round's description is created from the first record that names it and
+        completed (never overwritten) by later ones, so what one round says of a
+        system never depends on what another round said or on the order of ingestion.
+        """
+        wanted: dict[tuple[int, int], SystemRecord] = {}
+        for r in results:
+            pair = (self._system_id(r.system), self._version_id(r.software))
+            if pair not in self.descriptions:
+                wanted.setdefault(pair, r.system)
+        if not wanted:
+            return
+        system_ids = sorted({system for system, _version in wanted})
+        for start in range(0, len(system_ids), 500):
+            chunk = system_ids[start : start + 500]
+            query = select(SystemDescription).where(col(SystemDescription.system_id).in_(chunk))
+            for row in self.session.scalars(query):
+                pair = (row.system_id, row.software_version_id)
+                if pair in wanted:
+                    _fill_description_gaps(row, wanted.pop(pair))
+                    self.descriptions.add(pair)
+        rows = [
+            {"system_id": system, "software_version_id": version, **_description_fields(r)}
+            for (system, version), r in wanted.items()
+        ]
+        for start in range(0, len(rows), _BATCH):
+            self.session.execute(insert(SystemDescription), rows[start : start + _BATCH])
+        self.descriptions.update(wanted)
 
     def _result_values(
         self, source_id: int, artifacts: dict[str, int], key: str, r: ResultRecord
@@ -204,17 +247,18 @@ class _Writer:
         gets them; details already stored are never overwritten, so the outcome
         does not depend on the order of ingestion.
         """
-        if record.key not in self.systems:
-            row = self.session.scalar(select(System).where(col(System.key) == record.key))
+        key = self._key(record)
+        if key not in self.systems:
+            row = self.session.scalar(select(System).where(col(System.key) == key))
             if row is None:
-                row = System(key=record.key, **_system_fields(record))
+                row = System(key=key, **_system_fields(record))
                 self.session.add(row)
             else:
                 _fill_system_gaps(row, record)
             self.session.flush()
             assert row.id is not None
-            self.systems[record.key] = row.id
-        return self.systems[record.key]
+            self.systems[key] = row.id
+        return self.systems[key]
 
     def _version_id(self, record: SoftwareRecord) -> int:
         key = (record.software, record.version)
@@ -278,6 +322,24 @@ class _Writer:
             assert row.id is not None
             self.metrics[key] = row.id
         return self.metrics[key]
+
+
+def _fill_description_gaps(row: SystemDescription, record: SystemRecord) -> None:
+    for name, value in _description_fields(record).items():
+        if value is not None and getattr(row, name) is None:
+            setattr(row, name, value)
+
+
+def _description_fields(record: SystemRecord) -> dict[str, Any]:
+    return {
+        "accelerator": record.accelerator,
+        "accelerators_per_node": record.accelerators_per_node,
+        "nodes": record.nodes,
+        "accelerators_total": record.accelerators_total,
+        "host_cpu": record.host_cpu,
+        "availability": record.availability,
+        "raw_json": record.raw_json,
+    }
 
 
 def _fill_system_gaps(row: System, record: SystemRecord) -> None:
