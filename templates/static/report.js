@@ -8,10 +8,37 @@
       return;
     }
     var config = { responsive: true, displaylogo: false, scrollZoom: false };
+    var drawn = [];
     document.querySelectorAll(".chart[data-figure]").forEach(function (el) {
       var figure = JSON.parse(el.getAttribute("data-figure"));
-      Plotly.newPlot(el, figure.data, figure.layout, config);
+      drawn.push(Plotly.newPlot(el, figure.data, figure.layout, config).then(fit));
     });
+    Promise.all(drawn).then(function () {
+      document.documentElement.setAttribute("data-charts", "drawn");
+    });
+  }
+
+  // On a narrow screen a long legend or long bar names leave the plot too small for
+  // its axis titles: grow the chart by what the plot lacks, and put bar names inside.
+  var MIN_PLOT_HEIGHT = 300;
+  var MIN_PLOT_WIDTH = 200;
+
+  function fit(gd) {
+    var layout = gd._fullLayout;
+    var size = layout._size;
+    var update = {};
+    if (size.w < MIN_PLOT_WIDTH && layout.yaxis && layout.yaxis.type === "category") {
+      update["yaxis.ticklabelposition"] = "inside";
+      update["yaxis.automargin"] = false;
+      update["margin.l"] = 10;
+    }
+    if (size.h < MIN_PLOT_HEIGHT) {
+      update.height = layout.height + (MIN_PLOT_HEIGHT - size.h);
+    }
+    if (Object.keys(update).length) {
+      return Plotly.relayout(gd, update);
+    }
+    return gd;
   }
 
   function cellValue(row, index) {

@@ -256,10 +256,11 @@ def test_example_banner_is_absent_without_example_data(tmp_path: Path) -> None:
 
 
 def test_html_shows_columns_in_version_order_and_formatted_values(tmp_path: Path) -> None:
+    # Newest version first: the matrix reads from the left, the newest is what matters.
     points = [point("2.0.13", values=(2003.0,)), point("2.0.9", values=(1997.4,))]
     html = render(points, tmp_path, versions("2.0.9", "2.0.13"))
-    assert html.index(">2.0.9<") < html.index(">2.0.13<")
-    assert html.index("1,997 tokens/s") < html.index("2,003 tokens/s")
+    assert html.index(">2.0.13<") < html.index(">2.0.9<")
+    assert html.index("2,003 tokens/s") < html.index("1,997 tokens/s")
     assert "higher is better" in html
 
 

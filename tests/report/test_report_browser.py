@@ -6,8 +6,8 @@ findings stored) and every page is opened from ``file://``: no console error, no
 failed request, no dialog, every chart container holds a drawn plotly chart, and
 every relative link resolves to a file of the site.
 
-Each page costs its renderer a fresh evaluation of the 4.8 MB plotly.js (browsers
-keep no code cache for ``file://``), about 0.3 s of one core: the pages are shared
+Each page costs its renderer a fresh evaluation of the 1.2 MB plotly.js basic
+bundle (browsers keep no code cache for ``file://``): the pages are shared
 out among a few tabs, each in a browser context of its own (a renderer process
 of its own), so every core of the machine draws pages at once.
 
@@ -165,7 +165,7 @@ def test_the_site_has_every_kind_of_page(site: Path) -> None:
         assert name in names
     for folder in ("benchmark", "system", "compare"):
         assert any(n.startswith(folder + "/") for n in names), folder
-    for name in ("report.json", "results.csv", "findings.csv", "static/plotly.min.js"):
+    for name in ("report.json", "results.csv", "findings.csv", "static/plotly-basic.min.js"):
         assert (site / name).is_file(), name
 
 

@@ -2,9 +2,10 @@
 
 No plotly figure objects: the specs are dicts built here, written into the page
 as a ``data-figure`` attribute (escaped like any other text) and drawn by
-``static/report.js`` with the plotly.js bundle copied from the ``plotly``
-package. Every text from the data goes through one sanitiser,
-:func:`tracker.text_safety.chart_text` (here :func:`label`), before it reaches
+``static/report.js`` with the vendored plotly.js basic bundle (scatter and
+bar traces, shapes: nothing here may need another trace type). Every text
+from the data goes through one sanitiser, :func:`tracker.text_safety.chart_text`
+(here :func:`label`), before it reaches
 a chart: plotly renders a subset of HTML (links included) in trace names, tick
 labels, hover text, axis titles and annotations, so ``<``, ``>`` and ``&``
 become entities and a version or system name stays text. Text x values (the
@@ -29,12 +30,15 @@ __all__ = [
     "label",
     "line_trace",
     "marker_trace",
+    "wrap_title",
     "xy_chart",
 ]
 
 Spec = dict[str, Any]
 
 _FONT = {"family": "system-ui, -apple-system, Segoe UI, Roboto, Arial, sans-serif", "size": 12}
+_TITLE_WIDTH = 32
+"""Characters per line of an axis title (fits the height of the smallest chart)."""
 _COLORS = (
     "#0969da",
     "#cf222e",
@@ -84,15 +88,20 @@ def line_trace(
     hover: str,
     mode: str = "lines+markers",
     dash: str = "solid",
+    group: str | None = None,
+    in_legend: bool = True,
+    spread: tuple[Sequence[float | None], Sequence[float | None]] | None = None,
 ) -> Spec:
     """A line with markers; ``hover`` is a plotly hovertemplate (already safe text).
 
     The hover box names the trace (plotly's default for a template without ``<extra>``).
+    Traces of one ``group`` share one legend entry (the others set ``in_legend=False``);
+    ``spread`` (lows, highs) draws error bars from each low to each high (min–max).
     """
     line: Spec = {"color": color(index), "width": 2}
     if dash != "solid":
         line["dash"] = dash
-    return {
+    trace: Spec = {
         "type": "scatter",
         "mode": mode,
         "name": label(name),
@@ -101,6 +110,39 @@ def line_trace(
         "line": line,
         "marker": {"color": color(index), "size": 7},
         "hovertemplate": hover,
+    }
+    if spread is not None:
+        trace["error_y"] = _error_bars(y, *spread, color(index))
+    return _grouped(trace, group, in_legend)
+
+
+def _grouped(trace: Spec, group: str | None, in_legend: bool) -> Spec:
+    if group is not None:
+        trace["legendgroup"] = label(group)
+    if not in_legend:
+        trace["showlegend"] = False
+    return trace
+
+
+def _error_bars(
+    y: Sequence[float | None],
+    lows: Sequence[float | None],
+    highs: Sequence[float | None],
+    bar_color: str,
+) -> Spec:
+    """Asymmetric error bars from each ``y`` down to its low and up to its high."""
+
+    def gap(a: float | None, b: float | None) -> float | None:
+        return _num(abs(a - b)) if a is not None and b is not None else None
+
+    return {
+        "type": "data",
+        "symmetric": False,
+        "array": [gap(h, v) for v, h in zip(y, highs, strict=True)],
+        "arrayminus": [gap(v, lo) for v, lo in zip(y, lows, strict=True)],
+        "color": bar_color,
+        "thickness": 1.5,
+        "width": 6,
     }
 
 
@@ -114,9 +156,11 @@ def marker_trace(
     text: Sequence[str],
     size: int = 14,
     opacity: float = 1.0,
+    group: str | None = None,
+    in_legend: bool = True,
 ) -> Spec:
     """Markers only (change points, findings, measured sweep points), with hover text."""
-    return {
+    trace: Spec = {
         "type": "scatter",
         "mode": "markers",
         "name": label(name),
@@ -132,6 +176,22 @@ def marker_trace(
         },
         "hovertemplate": "%{text}<extra></extra>",
     }
+    return _grouped(trace, group, in_legend)
+
+
+def wrap_title(title: str, width: int = _TITLE_WIDTH) -> str:
+    """``title`` escaped, in lines of at most ``width`` characters (``<br>`` between).
+
+    An axis title longer than its axis is cut off by the chart's edge; broken at
+    spaces it stays whole (a word longer than ``width`` keeps a line of its own).
+    """
+    lines: list[str] = []
+    for word in title.split():
+        if lines and len(lines[-1]) + 1 + len(word) <= width:
+            lines[-1] += " " + word
+        else:
+            lines.append(word)
+    return "<br>".join(label(line) for line in lines)
 
 
 def _axis(title: str, **extra: Any) -> Spec:
@@ -139,7 +199,7 @@ def _axis(title: str, **extra: Any) -> Spec:
     for key in ("categoryarray", "ticktext"):
         if key in extra:
             extra[key] = [chart_value(v) for v in extra[key]]
-    return {"title": {"text": label(title)}, "automargin": True, "zeroline": False, **extra}
+    return {"title": {"text": wrap_title(title)}, "automargin": True, "zeroline": False, **extra}
 
 
 def xy_chart(
@@ -153,14 +213,18 @@ def xy_chart(
     y_axis: Spec | None = None,
     shapes: Sequence[Spec] = (),
     height: int = 380,
+    legend_title: str = "",
 ) -> Chart:
     """A chart of x/y traces with hover and zoom (plotly's defaults), legend below."""
+    legend: Spec = {"orientation": "h", "y": -0.25}
+    if legend_title:
+        legend["title"] = {"text": label(legend_title), "side": "top"}
     layout: Spec = {
         "font": _FONT,
         "height": height,
         "margin": {"l": 60, "r": 20, "t": 20, "b": 40},
         "hovermode": "closest",
-        "legend": {"orientation": "h", "y": -0.25},
+        "legend": legend,
         "xaxis": _axis(x_title, **(x_axis or {})),
         "yaxis": _axis(y_title, **(y_axis or {})),
         "shapes": list(shapes),
@@ -227,5 +291,12 @@ def vline(x: float, text: str) -> Spec:
         "x0": x,
         "x1": x,
         "line": {"color": "#cf222e", "width": 1.5, "dash": "dash"},
-        "label": {"text": label(text), "textposition": "end", "font": {"size": 11}},
+        "label": {
+            "text": label(text),
+            "textposition": "end",
+            "textangle": 0,
+            "xanchor": "left",
+            "yanchor": "top",
+            "font": {"size": 11},
+        },
     }

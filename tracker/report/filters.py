@@ -35,6 +35,7 @@ __all__ = [
     "format_range",
     "format_repeats",
     "format_value",
+    "format_workload",
     "format_versions",
     "sort_value",
 ]
@@ -260,6 +261,15 @@ def evidence_json(evidence: Mapping[str, Any]) -> str:
     return json.dumps(rest, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
 
+def format_workload(series_key: str) -> str:
+    """The workload of a series key (``software|system|benchmark|scenario|workload|metric``).
+
+    Empty when the key has none (or is not a series key, like a scaling group's).
+    """
+    parts = series_key.split("|")
+    return parts[4] if len(parts) == 6 else ""
+
+
 FILTERS: Mapping[str, Callable[..., Any]] = {
     "chart_attribute": chart_attribute,
     "chart_json": chart_json,
@@ -280,5 +290,6 @@ FILTERS: Mapping[str, Callable[..., Any]] = {
     "format_range": format_range,
     "format_repeats": format_repeats,
     "format_value": format_value,
+    "format_workload": format_workload,
 }
 """Every filter the templates may use, by the name they use it under."""

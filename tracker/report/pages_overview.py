@@ -18,16 +18,19 @@ from tracker.analysis_records import SeriesInfo
 from tracker.report.charts import Chart, bar_chart
 from tracker.report.common import FindingRow, PageLink, SystemNames, benchmark_href
 from tracker.report.context import PageCounts
-from tracker.report.filters import format_gain
+from tracker.report.filters import format_count, format_gain
 from tracker.report.inputs import PairRun, ReportInput
 from tracker.report.pages_compare import PairSummary, VerdictCount
 
 __all__ = [
     "CompareSummary",
     "GainRow",
+    "Headline",
     "OverviewPage",
     "SoftwareSummary",
     "build_overview_page",
+    "finding_rank",
+    "headline_text",
     "pair_gains",
 ]
 
@@ -69,6 +72,93 @@ class GainRow:
 
 
 @dataclass(frozen=True, slots=True)
+class Headline:
+    """One software's answer: its newest pair of versions in one sentence."""
+
+    software: str = field(metadata={"help": "Software name."})
+    text: str = field(
+        metadata={"help": "The sentence, e.g. '1.2.0 against 1.1.0: 1 regression …'."}
+    )
+    href: str = field(metadata={"help": "The comparison page of the pair."})
+    regressions: int = field(
+        metadata={"help": "Regressions of the pair (the sentence leads with them)."}
+    )
+
+
+_KIND_ORDER = ("regression", "suspect", "scaling_efficiency", "target")
+"""Findings that need a person first, in this order; the others (improvements last) after."""
+
+
+def finding_rank(row: FindingRow) -> tuple[int, str, str]:
+    """Sort key: regressions first, improvements last, then software and series."""
+    if row.kind in _KIND_ORDER:
+        rank = _KIND_ORDER.index(row.kind)
+    else:
+        rank = len(_KIND_ORDER) + (1 if row.kind == "improvement" else 0)
+    return rank, row.software, row.series_key
+
+
+def _workload(row: FindingRow) -> str:
+    """What a finding is about in a word: its workload (concurrency left out), or benchmark."""
+    parts = row.series_key.split("|")
+    workload = parts[4].partition("/")[0] if len(parts) == 6 else ""
+    return workload or row.benchmark or row.metric
+
+
+def _signed_pct(value: float) -> str:
+    return f"{value:+.1f}%".replace("-", "\N{MINUS SIGN}")
+
+
+def headline_text(
+    counts: Mapping[str, int], baseline: str, candidate: str, worst: Sequence[tuple[str, float]]
+) -> str:
+    """``1.2.0 against 1.1.0: 1 regression (chat, −8.0%), 2 improvements; 24 unchanged``.
+
+    ``worst`` names the regressed workloads with their largest change, worst first.
+    """
+    parts = []
+    regressions = counts.get("regression", 0)
+    if regressions:
+        named = ", ".join(f"{name}, {_signed_pct(pct)}" for name, pct in worst[:3])
+        more = f" and {len(worst) - 3} more" if len(worst) > 3 else ""
+        parts.append(
+            format_count(regressions, "regression") + (f" ({named}{more})" if named else "")
+        )
+    for verdict, noun in (("suspect", "suspect change"), ("improvement", "improvement")):
+        if counts.get(verdict, 0) or verdict == "improvement":
+            parts.append(format_count(counts.get(verdict, 0), noun))
+    tail = [f"{counts.get('no_change', 0):,} unchanged"]
+    if counts.get("inconclusive", 0):
+        tail.append(f"{counts['inconclusive']:,} inconclusive")
+    return f"{candidate} against {baseline}: " + ", ".join(parts) + "; " + ", ".join(tail)
+
+
+def _headlines(
+    pairs: Sequence[PairSummary], findings: Sequence[FindingRow]
+) -> tuple[Headline, ...]:
+    out = []
+    for pair in pairs:
+        if not pair.is_latest:
+            continue
+        worst: dict[str, float] = {}
+        for f in findings:
+            if (f.kind, f.software, f.baseline, f.candidate) == (
+                "regression",
+                pair.software,
+                pair.baseline,
+                pair.candidate,
+            ) and f.change_pct is not None:
+                name = _workload(f)
+                change = f.change_pct if f.higher_is_better else -f.change_pct
+                worst[name] = min(worst.get(name, change), change)
+        counts = {c.verdict: c.count for c in pair.counts}
+        ranked = sorted(worst.items(), key=lambda item: (item[1], item[0]))
+        text = headline_text(counts, pair.baseline, pair.candidate, ranked)
+        out.append(Headline(pair.software, text, pair.pages[0], counts.get("regression", 0)))
+    return tuple(sorted(out, key=lambda h: (h.regressions == 0, h.software)))
+
+
+@dataclass(frozen=True, slots=True)
 class OverviewPage:
     """The context of ``index.html``."""
 
@@ -76,6 +166,9 @@ class OverviewPage:
     generated_at: str = field(metadata={"help": "When the report was built, as given."})
     is_example: bool = field(metadata={"help": "True when any result shown is example data."})
     counts: PageCounts = field(metadata={"help": "Totals for the summary line."})
+    headlines: tuple[Headline, ...] = field(
+        metadata={"help": "One sentence per software (newest pair), those with regressions first."}
+    )
     software: tuple[SoftwareSummary, ...] = field(metadata={"help": "Per software, by name."})
     has_analysis: bool = field(metadata={"help": "Whether any series could be compared."})
     findings_stored: bool = field(metadata={"help": "Whether `tracker analyze` stored findings."})
@@ -201,13 +294,16 @@ def build_overview_page(
     ``pairs`` summarise every compared pair, ``gains`` are those of the newest pairs.
     """
     ranked = sorted(gains, key=lambda r: (-r.gain, r.software, r.system, r.series))
-    open_rows = [f for f in findings if f.status in ("open", "not stored")]
+    open_rows = sorted(
+        (f for f in findings if f.status in ("open", "not stored")), key=finding_rank
+    )
     warnings = [f for f in findings if f.kind == "scaling_efficiency" and f.status != "fixed"]
     return OverviewPage(
         title=data.title,
         generated_at=generated_at,
         is_example=is_example,
         counts=counts,
+        headlines=_headlines(pairs, findings),
         software=_software(data, pairs),
         has_analysis=bool(pairs),
         findings_stored=data.findings_stored,

@@ -32,19 +32,52 @@ __all__ = ["ServingCurve", "ServingPage", "ServingRow", "build_serving_page"]
 
 @dataclass(frozen=True, slots=True)
 class ServingRow:
-    """One sweep of one version, read at the target."""
+    """The sweeps (trials) of one version, read at the target: median and range."""
 
     version: str = field(metadata={"help": "Version."})
-    sweep: str = field(metadata={"help": "Sweep key."})
-    reached: bool = field(metadata={"help": "Whether the front covers the target."})
-    at_target: float | None = field(metadata={"help": "Interpolated throughput at the target."})
+    trials: int = field(metadata={"help": "Sweeps of this version (trials)."})
+    reached: int = field(metadata={"help": "How many of its sweeps' fronts cover the target."})
+    at_target: float | None = field(
+        metadata={"help": "Median throughput at the target over the sweeps that reach it."}
+    )
+    at_target_min: float | None = field(metadata={"help": "Smallest of them."})
+    at_target_max: float | None = field(metadata={"help": "Largest of them."})
     system_at_target: float | None = field(
-        metadata={"help": "The whole system's tokens/s at the target (all accelerators)."}
+        metadata={"help": "Median of the whole system's tokens/s at the target."}
     )
     accelerators: int | None = field(metadata={"help": "Accelerators of the system, if known."})
-    best_measured: float | None = field(metadata={"help": "Best measured throughput."})
+    best_measured: float | None = field(metadata={"help": "Median best measured throughput."})
     statistic: str = field(metadata={"help": "The tokens/s/user statistic used."})
-    reason: str = field(metadata={"help": "Why it was not reached, when it was not."})
+    reason: str = field(metadata={"help": "Why a sweep did not reach it, when one did not."})
+    sweeps: tuple[str, ...] = field(metadata={"help": "The sweep keys, in order."})
+
+
+def _median(values: Sequence[float]) -> float | None:
+    ordered = sorted(values)
+    n = len(ordered)
+    if not n:
+        return None
+    return ordered[n // 2] if n % 2 else (ordered[n // 2 - 1] + ordered[n // 2]) / 2
+
+
+def _row(version: str, targets: Sequence[SweepTarget]) -> ServingRow:
+    at = [v for t in targets if (v := t.result.tokens_per_s_per_accelerator) is not None]
+    whole = [v for t in targets if (v := t.tokens_per_s_at_target) is not None]
+    best = [v for t in targets if (v := t.result.best_measured) is not None]
+    return ServingRow(
+        version=version,
+        trials=len(targets),
+        reached=len(at),
+        at_target=_median(at),
+        at_target_min=min(at, default=None),
+        at_target_max=max(at, default=None),
+        system_at_target=_median(whole),
+        accelerators=targets[0].accelerators,
+        best_measured=_median(best),
+        statistic=targets[0].result.statistic,
+        reason=next((t.result.reason for t in targets if t.result.reason), ""),
+        sweeps=tuple(t.sweep_key for t in targets),
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,7 +91,9 @@ class ServingCurve:
     charts: tuple[Chart, ...] = field(
         metadata={"help": "The curves with the target; then the throughput at it per version."}
     )
-    rows: tuple[ServingRow, ...] = field(metadata={"help": "One per sweep, in version order."})
+    rows: tuple[ServingRow, ...] = field(
+        metadata={"help": "One per version (its sweeps folded), newest first."}
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,6 +133,7 @@ def _curve(data: ReportInput, targets: Sequence[SweepTarget], chart_index: int) 
     traces: list[dict[str, object]] = []
     for i, version in enumerate(versions):
         points = sorted(raw.get(version, []))
+        runs = [t for t in targets if t.version == version]
         if points:
             traces.append(
                 marker_trace(
@@ -112,17 +148,21 @@ def _curve(data: ReportInput, targets: Sequence[SweepTarget], chart_index: int) 
                     ],
                     size=7,
                     opacity=0.45,
+                    group=version,
+                    in_legend=False,
                 )
             )
-        for t in (t for t in targets if t.version == version):
+        for trial, t in enumerate(runs):
             front = t.result.front
             traces.append(
                 line_trace(
-                    f"{version} Pareto front",
+                    _legend_name(version, len(runs)),
                     [x for x, _ in front],
                     [y for _, y in front],
                     index=i,
                     hover="%{x:,.4~g} tokens/s/user: <b>%{y:,.4~g} " + label(unit) + "</b>",
+                    group=version,
+                    in_legend=trial == 0,
                 )
             )
             value = t.result.tokens_per_s_per_accelerator
@@ -138,6 +178,8 @@ def _curve(data: ReportInput, targets: Sequence[SweepTarget], chart_index: int) 
                             f"{version}: {format_number(value)} {unit} at {target:g} tokens/s/user"
                         ],
                         size=16,
+                        group=version,
+                        in_legend=False,
                     )
                 )
     statistic = head.result.statistic
@@ -148,18 +190,20 @@ def _curve(data: ReportInput, targets: Sequence[SweepTarget], chart_index: int) 
         x_title=f"tokens/s/user ({statistic}); → more interactive",
         y_title=f"{unit} (↑ better)",
         shapes=[vline(target, f"target {target:g} tokens/s/user")],
+        legend_title="Pareto front per version; ★ at the target",
     )
-    at = {t.version: t.result.tokens_per_s_per_accelerator for t in targets}
+    rows = [_row(v, [t for t in targets if t.version == v]) for v in versions]
     trend = xy_chart(
         f"chart-{chart_index + 1}",
-        f"Throughput at {target:g} tokens/s/user, per version",
+        f"Throughput at {target:g} tokens/s/user, per version (median, min–max of trials)",
         [
             line_trace(
-                "at target",
+                "at target (median of trials)",
                 versions,
-                [at.get(v) for v in versions],
+                [r.at_target for r in rows],
                 index=0,
-                hover="%{x}: <b>%{y:,.4~g} " + label(unit) + "</b>",
+                hover="%{x}: <b>%{y:,.4~g} " + label(unit) + "</b> (median)",
+                spread=([r.at_target_min for r in rows], [r.at_target_max for r in rows]),
             )
         ],
         x_title=f"{head.software} version",
@@ -168,28 +212,18 @@ def _curve(data: ReportInput, targets: Sequence[SweepTarget], chart_index: int) 
         y_axis={"rangemode": "tozero"},
         height=280,
     )
-    rows = tuple(
-        ServingRow(
-            version=t.version,
-            sweep=t.sweep_key,
-            reached=t.result.tokens_per_s_per_accelerator is not None,
-            at_target=t.result.tokens_per_s_per_accelerator,
-            system_at_target=t.tokens_per_s_at_target,
-            accelerators=t.accelerators,
-            best_measured=t.result.best_measured,
-            statistic=t.result.statistic,
-            reason=t.result.reason,
-        )
-        for t in targets
-    )
     return ServingCurve(
         title=_curve_title(head),
         software=head.software,
         unit=unit,
         href=benchmark_href(head.benchmark, head.scenario),
         charts=(curves, trend),
-        rows=rows,
+        rows=tuple(reversed(rows)),
     )
+
+
+def _legend_name(version: str, trials: int) -> str:
+    return f"{version} ({trials} trials)" if trials > 1 else version
 
 
 def build_serving_page(data: ReportInput, *, generated_at: str, is_example: bool) -> ServingPage:

@@ -1,7 +1,8 @@
 """Rendering the static site: the Jinja environment, pages and assets.
 
-The output is self-contained (relative links, no CDN: plotly.js is copied out
-of the installed ``plotly`` package into ``static/``) and deterministic: the
+The output is self-contained (relative links, no CDN: ``templates/static/``,
+with the vendored plotly.js basic bundle :data:`CHART_JS`, is copied into
+``static/``) and deterministic: the
 same contexts give the same bytes, because the time of generation is part of
 the contexts and never read from the clock. Pages in a sub-folder
 (``benchmark/``, ``system/``, ``compare/``) get ``root = "../"``.
@@ -12,7 +13,6 @@ into place).
 
 from __future__ import annotations
 
-import importlib.util
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -26,15 +26,22 @@ from tracker.report.filters import FILTERS
 from tracker.report.staging import MANIFEST
 
 __all__ = [
+    "CHART_JS",
+    "CHART_JS_SHA256",
+    "CHART_JS_VERSION",
     "MANIFEST",
-    "PLOTLY_JS",
     "PageWriter",
     "build_environment",
-    "plotly_js_path",
+    "chart_js_path",
     "render_page",
 ]
 
-PLOTLY_JS = "plotly.min.js"
+CHART_JS = "plotly-basic.min.js"
+"""The chart bundle, vendored in ``templates/static/`` by ``scripts/vendor_plotly.py``."""
+CHART_JS_VERSION = "4.1.1"
+"""The version of ``plotly.js-basic-dist-min`` vendored (the npm package)."""
+CHART_JS_SHA256 = "99784e3abfb07b142a15e521a439e6d9addceadb3f79553fd24c72774f0649ba"
+"""The sha256 of :data:`CHART_JS` (checked by ``tests/report/test_chart_bundle.py``)."""
 _PIECES_PER_WRITE = 4096
 
 
@@ -55,15 +62,15 @@ def build_environment() -> Environment:
     return environment
 
 
-def plotly_js_path() -> Path:
-    """The plotly.js bundle inside the installed ``plotly`` package (found, not imported)."""
-    spec = importlib.util.find_spec("plotly")
-    locations = list(spec.submodule_search_locations or []) if spec else []
-    for location in locations:
-        path = Path(location) / "package_data" / PLOTLY_JS
-        if path.is_file():
-            return path
-    raise ConfigError("plotly.js was not found: install the `plotly` package (pip install plotly)")
+def chart_js_path() -> Path:
+    """The vendored chart bundle (``templates/static/plotly-basic.min.js``)."""
+    path = templates_dir() / "static" / CHART_JS
+    if not path.is_file():
+        raise ConfigError(
+            f"the chart bundle {CHART_JS} is missing from the templates: reinstall the tracker"
+            " (in a checkout: python scripts/vendor_plotly.py)"
+        )
+    return path
 
 
 def render_page(environment: Environment, template: str, page: Any, *, root: str = "") -> str:
@@ -72,9 +79,8 @@ def render_page(environment: Environment, template: str, page: Any, *, root: str
 
 
 def _copy_assets(out_dir: Path) -> None:
-    static = out_dir / "static"
-    shutil.copytree(templates_dir() / "static", static, dirs_exist_ok=True)
-    shutil.copyfile(plotly_js_path(), static / PLOTLY_JS)
+    chart_js_path()  # a clear error, not a site whose charts never draw
+    shutil.copytree(templates_dir() / "static", out_dir / "static", dirs_exist_ok=True)
 
 
 class PageWriter:

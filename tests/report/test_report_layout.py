@@ -1,0 +1,178 @@
+"""The demo's site as a person sees it, at 1400 × 900 and at 390 × 844 (Chromium).
+
+On every page: nothing wider than the page makes it scroll sideways (tables
+scroll inside their own box); every chart shows each legend entry once (one per
+version and series: trials share one entry); no axis title is cut off by its
+chart's edge. At 1400 px the key columns of the comparison tables (verdict,
+series, Δ, CI) are visible without scrolling. The overview starts with one
+sentence per software, and the first names the demo's regression. Plus the
+pieces behind it: the sentence, the workload of a finding, wrapped axis titles.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from tests.report.test_report_browser import CHROMIUM, CHROMIUM_ARGS, _require_chromium
+from tracker.cli import cli
+from tracker.report.charts import wrap_title
+from tracker.report.filters import format_workload
+from tracker.report.pages_overview import headline_text
+
+VIEWPORTS = ((1400, 900), (390, 844))
+
+MEASURE = """() => {
+  const width = document.documentElement.clientWidth;
+  const charts = Array.from(document.querySelectorAll('.chart'), el => {
+    const box = el.getBoundingClientRect();
+    const titles = Array.from(el.querySelectorAll('.g-xtitle text, .g-ytitle text'), t => {
+      const r = t.getBoundingClientRect();
+      const inside = r.left >= box.left - 1 && r.right <= box.right + 1
+        && r.top >= box.top - 1 && r.bottom <= box.bottom + 1;
+      return {text: t.textContent, inside};
+    });
+    const legend = Array.from(el.querySelectorAll('.legend .traces .legendtext'),
+                              t => t.textContent);
+    return {id: el.id, titles, legend};
+  });
+  const keys = Array.from(document.querySelectorAll('table.compare thead th'))
+    .slice(0, 4).map(th => ({text: th.textContent, right: th.getBoundingClientRect().right}));
+  const headline = document.querySelector('p.headline');
+  return {
+    width, scrollWidth: document.scrollingElement.scrollWidth, charts, keys,
+    headline: headline ? headline.textContent.trim() : null,
+  };
+}"""
+
+
+@pytest.fixture(scope="module")
+def demo_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("demo")
+    result = CliRunner().invoke(cli, ["demo", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    return out / "site"
+
+
+async def _measure_all(site: Path) -> dict[tuple[int, str], dict[str, Any]]:
+    from playwright.async_api import async_playwright
+
+    found: dict[tuple[int, str], dict[str, Any]] = {}
+    async with async_playwright() as playwright:
+        browser = await playwright.chromium.launch(
+            executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
+        )
+        try:
+            for width, height in VIEWPORTS:
+                context = await browser.new_context(viewport={"width": width, "height": height})
+                page = await context.new_page()
+                for path in sorted(site.rglob("*.html")):
+                    await page.goto(path.as_uri(), wait_until="load")
+                    if await page.locator(".chart").count():
+                        await page.wait_for_selector("html[data-charts=drawn]", timeout=20_000)
+                    name = str(path.relative_to(site))
+                    found[(width, name)] = await page.evaluate(MEASURE)
+                await context.close()
+        finally:
+            await browser.close()
+    return found
+
+
+@pytest.fixture(scope="module")
+def measured(demo_site: Path) -> dict[tuple[int, str], dict[str, Any]]:
+    _require_chromium()
+    return asyncio.run(_measure_all(demo_site))
+
+
+def test_no_page_scrolls_sideways(measured: dict[tuple[int, str], dict[str, Any]]) -> None:
+    assert len(measured) > 20
+    wide = {key: m["scrollWidth"] for key, m in measured.items() if m["scrollWidth"] > m["width"]}
+    assert not wide
+
+
+def test_every_legend_entry_is_shown_once(
+    measured: dict[tuple[int, str], dict[str, Any]],
+) -> None:
+    repeated = {
+        (key, c["id"]): c["legend"]
+        for key, m in measured.items()
+        for c in m["charts"]
+        if len(set(c["legend"])) != len(c["legend"])
+    }
+    assert not repeated
+    serving = [
+        c for (w, name), m in measured.items() if name == "serving.html" for c in m["charts"]
+    ]
+    assert serving
+    # Three versions, three trials each: one entry per version.
+    assert all(len(c["legend"]) in (0, 3) for c in serving), [c["legend"] for c in serving]
+
+
+def test_no_axis_title_is_cut_off(measured: dict[tuple[int, str], dict[str, Any]]) -> None:
+    titles = [
+        (key, c["id"], t) for key, m in measured.items() for c in m["charts"] for t in c["titles"]
+    ]
+    assert len(titles) > 20
+    clipped = [(key, chart, t["text"]) for key, chart, t in titles if not t["inside"]]
+    assert not clipped
+
+
+def test_key_columns_of_comparisons_are_visible_at_1400(
+    measured: dict[tuple[int, str], dict[str, Any]],
+) -> None:
+    pages = [m for (w, name), m in measured.items() if w == 1400 and name.startswith("compare/")]
+    assert pages
+    for m in pages:
+        if not m["keys"]:
+            continue
+        assert [k["text"] for k in m["keys"]] == ["Verdict", "Series", "Δ", "CI of Δ"]
+        assert all(k["right"] <= m["width"] for k in m["keys"])
+
+
+def test_the_overview_starts_with_the_regression(
+    measured: dict[tuple[int, str], dict[str, Any]],
+) -> None:
+    for width, _height in VIEWPORTS:
+        headline = measured[(width, "index.html")]["headline"]
+        assert headline is not None
+        assert headline.startswith("example-serving-stack: 1.2.0 against 1.1.0: 11 regressions")
+        assert "isl1024-osl1024, \N{MINUS SIGN}8.0%" in headline
+        assert "2 improvements; 12 unchanged" in headline
+
+
+def test_the_headline_names_the_regressions_worst_first() -> None:
+    counts = {"regression": 1, "improvement": 2, "no_change": 24}
+    text = headline_text(counts, "1.1.0", "1.2.0", [("chat", -8.0)])
+    assert (
+        text == "1.2.0 against 1.1.0: 1 regression (chat, \N{MINUS SIGN}8.0%), 2 improvements;"
+        " 24 unchanged"
+    )
+    counts = {"regression": 5, "improvement": 0, "no_change": 3, "inconclusive": 1, "suspect": 1}
+    worst = [("a", -9.0), ("b", -7.0), ("c", -6.0), ("d", -5.5)]
+    text = headline_text(counts, "1", "2", worst)
+    assert text.startswith("2 against 1: 5 regressions (a, \N{MINUS SIGN}9.0%, b, ")
+    assert "and 1 more), 1 suspect change, 0 improvements; 3 unchanged, 1 inconclusive" in text
+    assert (
+        headline_text({"no_change": 4}, "1", "2", []) == "2 against 1: 0 improvements; 4 unchanged"
+    )
+
+
+def test_a_finding_names_its_workload() -> None:
+    assert (
+        format_workload("sw|/node|llm|concurrency|isl1024-osl1024/c4|tps") == "isl1024-osl1024/c4"
+    )
+    assert format_workload("sw|/node|resnet50|Offline||samples_per_s") == ""
+    assert format_workload("mlperf|ExampleCorp|llm|Offline|x8->x32") == ""
+
+
+def test_axis_titles_wrap_and_stay_escaped() -> None:
+    assert wrap_title("tokens/s/user (mean of per-request 1/TPOT); → more interactive") == (
+        "tokens/s/user (mean of<br>per-request 1/TPOT); → more<br>interactive"
+    )
+    wrapped = wrap_title("<b>x</b> & a very long name that goes on and on")
+    assert "<b>" not in wrapped and "&lt;b&gt;x&lt;/b&gt; &amp;" in wrapped
+    assert wrap_title("short") == "short"
