@@ -219,7 +219,9 @@ def test_interactive_and_lower_case_scenario_folders(
     assert interactive["extra"]["loadgen_scenario"] == "Server"
     assert interactive["extra"]["inferred"] is False
     lower = by_location[("v6.0", "closed/Dell/results/XE7745_L4x16/yolo-95/offline")]
-    assert (lower["scenario"], lower["extra"]["inferred"]) == ("offline", False)
+    # stored under the canonical scenario; the folder's own spelling is kept beside it
+    assert (lower["scenario"], lower["extra"]["inferred"]) == ("Offline", False)
+    assert lower["extra"]["scenario_as_named"] == "offline"
     resnet = by_location[
         ("v5.1", "closed/Lenovo/results/SE100_RTX2000E_Ada_16GBx1_TRT/resnet50/MultiStream")
     ]

@@ -15,7 +15,7 @@ from __future__ import annotations
 import click
 
 from tracker import __version__
-from tracker.cli import analysis, gate, ingest, systems
+from tracker.cli import analysis, compare, gate, ingest, systems
 from tracker.cli.common import DEFAULT_DATABASE_URL, TrackerCommandError, TrackerGroup
 
 __all__ = ["DEFAULT_DATABASE_URL", "TrackerCommandError", "cli"]
@@ -57,3 +57,4 @@ for _command in (
     systems.systems,
 ):
     cli.add_command(_command)
+cli.add_command(compare.compare)

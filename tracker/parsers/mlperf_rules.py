@@ -47,6 +47,8 @@ from tracker.records import MetricRecord
 __all__ = [
     "P90_PLAIN_LATENCY_MS",
     "P90_LATENCY_S",
+    "LLM_SERVER_LIMITS_NS",
+    "TASKS_PER_S",
     "PrimaryMetric",
     "folder_scenario",
     "metric_for",
@@ -57,6 +59,7 @@ __all__ = [
 
 P90_PLAIN_LATENCY_MS = MetricRecord("p90_latency_ms", "ms", False)
 P90_LATENCY_S = MetricRecord("p90_latency_early_stopping_s", "s", False)
+TASKS_PER_S = MetricRecord("tasks_per_s", "tasks/s", True)  # e2e-rag-qna (v6.1)
 
 _NS_PER_MS = 1e6
 _MS_PER_S = 1000.0
@@ -67,6 +70,7 @@ _SCENARIOS = {
     "singlestream": "SingleStream",
     "multistream": "MultiStream",
     "interactive": "Interactive",
+    "online": "Server",  # v6.1 Endpoints submissions (format notes §1.4)
 }
 OFFICIAL_MODELS = frozenset(
     (
@@ -75,6 +79,7 @@ OFFICIAL_MODELS = frozenset(
         "llama2-70b-interactive-99 llama2-70b-interactive-99.9 llama3.1-8b llama3.1-8b-edge "
         "llama3.1-405b mixtral-8x7b stable-diffusion-xl rgat pointpainting deepseek-r1 "
         "whisper gpt-oss-120b qwen3-vl-235b-a22b wan-2.2-t2v-a14b yolo-95 yolo-99 qwen3.6-27b "
+        "e2e-rag-qna e2e-rag-db "
     ).split()
 )
 _ALIASES = {
@@ -146,6 +151,7 @@ _LLM_LIMITS_NS: Mapping[str, tuple[float, float]] = {
     "deepseek-r1": (2000e6, 80e6),
     "gpt-oss-120b": (3000e6, 80e6),
 }
+LLM_SERVER_LIMITS_NS = _LLM_LIMITS_NS
 _INFERABLE = {
     ("SingleStream", "MultiStream"),
     ("SingleStream", "Offline"),
@@ -217,6 +223,8 @@ def metric_for(model: str, scenario: str, round_: tuple[int, int]) -> MetricReco
     """The metric a result folder of ``scenario`` is stored under (not inferred)."""
     loadgen = "Server" if scenario == "Interactive" else scenario
     metric = _KEY_METRICS[result_key(model, loadgen, round_)]
+    if model == "e2e-rag-qna" and metric is SAMPLES_PER_S:
+        return TASKS_PER_S
     return P90_LATENCY_S if metric is P90_LATENCY_MS and model in _SECONDS_MODELS else metric
 
 

@@ -11,7 +11,9 @@ compliance outcomes and power as secondary metrics. A result the checker
 would reject is stored invalid with its reasons: a scenario its model and
 system type do not allow (:mod:`tracker.parsers.mlperf_scenarios`), or an
 accuracy-mode log where the performance run belongs (with ``--strict``, the
-latter refuses the round as before).
+latter refuses the round as before). An MLPerf Endpoints folder (v6.1) is read
+as the checker reads it (:mod:`tracker.readers.mlperf_endpoints_round`); other
+result formats are counted per kind in one note each, and skipped.
 
 When the round's table (``summary_results.json``) is there too, each result
 carries the table's unit label (``official_unit``, which the table gets wrong
@@ -22,16 +24,19 @@ the table, else ``--software-version``, else the folder or archive name.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping
 
 from tracker.errors import ConfigError, ParseError
 from tracker.parsers.loadgen import Entry, detail_extras, entry_number
 from tracker.parsers.mlperf_extras import compliance_outcome, parse_accuracy, power_metric
+from tracker.parsers.mlperf_names import canonical_benchmark, spelling_extra
 from tracker.parsers.mlperf_rules import PrimaryMetric, mlperf_model, primary_metric
 from tracker.parsers.mlperf_scenarios import scenario_reasons
 from tracker.parsers.mlperf_system import SystemDescription
 from tracker.parsers.mlperf_table import TableRow
 from tracker.readers.base import ProgressCallback, Reading
+from tracker.readers.mlperf_endpoints_round import endpoints_result
 from tracker.readers.mlperf_layout import (
     ResultFolder,
     RoundTree,
@@ -79,7 +84,7 @@ class MLPerfInferenceReader:
                 "<scenario> folders: not an MLPerf Inference round"
             )
         files = read_round(tree, layout, strict=strict, progress=progress)
-        folders = [(sub, f) for sub in layout.submitters for f in sub.folders if not f.endpoints]
+        folders = [(sub, f) for sub in layout.submitters for f in sub.folders if not f.unsupported]
         reading = Reading(runs_found=len(folders), notes=_layout_notes(layout))
         reading.errors.extend(files.errors[path] for path in sorted(files.errors))
         rows = {row.location: row for row in files.table.rows} if files.table else {}
@@ -118,13 +123,12 @@ def _results(
 
 
 def _layout_notes(layout: RoundTree) -> set[str]:
+    """The layout's remarks, and one line per kind of result file the tracker does not read."""
     notes = set(layout.notes)
-    endpoints = sum(f.endpoints for sub in layout.submitters for f in sub.folders)
-    if endpoints:
-        notes.add(
-            f"{endpoints} MLPerf Endpoints results (performance/result_summary.json, no "
-            "LoadGen logs) skipped; ingest their folders with --kind mlperf-endpoints"
-        )
+    kinds = Counter(f.unsupported for sub in layout.submitters for f in sub.folders)
+    for kind, count in sorted((k, n) for k, n in kinds.items() if k):
+        results = "result" if count == 1 else "results"
+        notes.add(f"{count} {results} in a format the tracker does not read: {kind}; skipped")
     return notes
 
 
@@ -161,6 +165,20 @@ class _Assembler:
 
     def result(self, sub: SubmitterTree, folder: ResultFolder) -> ResultRecord:
         system = self._system(sub, folder)
+        if folder.endpoints:
+            found = endpoints_result(
+                self.tree,
+                self.files,
+                folder,
+                system,
+                round_label=self.round,
+                row=self.rows.get(folder.path),
+                disagreements=self.disagreements,
+                mapping=self.files.mappings.get(sub.path),
+            )
+            if found is None:
+                raise _DependencyFailed(folder.endpoints_summary)
+            return found
         log, log_path = self._log(folder)
         model = mlperf_model(folder.benchmark, self.files.mappings.get(sub.path))
         shown = self.tree.shown_path(log_path)
@@ -195,8 +213,8 @@ class _Assembler:
         return ResultRecord(
             system=system.record,
             software=software(self.round),
-            benchmark=folder.benchmark,
-            scenario=folder.scenario_dir,
+            benchmark=canonical_benchmark(folder.benchmark),
+            scenario=folder.scenario,
             metric=primary.metric,
             value=primary.value,
             is_valid=not reasons,
@@ -244,6 +262,7 @@ class _Assembler:
     ) -> dict[str, ExtraValue]:
         summary_only = folder.path in self.files.from_summary
         extra = detail_extras(log, primary_key=primary.key, path=shown)
+        extra.update(spelling_extra(folder.benchmark, folder.scenario_dir))
         extra.update(
             mlperf_model=model,
             mlperf_scenario=folder.scenario,
@@ -364,10 +383,12 @@ def _cross_check_notes(
         notes.add(f"results table disagrees on {len(disagreements) - _MAX_LISTED} more results")
     read = {r.location for r in results}
     missing = sorted(set(rows) - read)
-    for location in missing[:_MAX_LISTED]:
-        notes.add(f"results table row without a stored result from logs: {location}")
-    if len(missing) > _MAX_LISTED:
-        notes.add(f"{len(missing) - _MAX_LISTED} more results table rows without stored results")
+    if missing:
+        rows_word = "row has" if len(missing) == 1 else "rows have"
+        notes.add(
+            f"{len(missing)} results table {rows_word} no logs here (or no result read "
+            f"from them; first: {missing[0]})"
+        )
     unlisted = len(read - set(rows))
     if unlisted:
         notes.add(f"{unlisted} results read from logs are not in the results table")

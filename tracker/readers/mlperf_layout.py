@@ -74,6 +74,15 @@ class ResultFolder:
     compliance: tuple[ComplianceTest, ...]
     endpoints: bool = False
     """An MLPerf Endpoints result (``performance/result_summary.json``, no LoadGen logs)."""
+    endpoints_files: tuple[str | None, str | None] = (None, None)
+    """An Endpoints result's ``config.yaml`` and ``accuracy/accuracy_results.json``."""
+    unsupported: str | None = None
+    """What a ``performance/run_1`` without LoadGen logs holds (a format not read)."""
+
+    @property
+    def endpoints_summary(self) -> str:
+        """The Endpoints result's ``performance/result_summary.json``."""
+        return f"{self.path}/performance/result_summary.json"
 
     def paths(self) -> list[str]:
         """Every file of the result to read."""
@@ -187,6 +196,14 @@ def _folder(
             tests = [_test(tree, f"{legacy}/{d}", d) for d in legacy_tests]
     endpoints = has_performance and not run
     endpoints = endpoints and tree.exists(f"{path}/performance/result_summary.json")
+    logs = {SUMMARY_LOG_NAME, DETAIL_LOG_NAME}.intersection(run)
+    unsupported = None if logs or not run else "performance/run_1/" + "+".join(sorted(run)[:3])
+    endpoints_files: tuple[str | None, str | None] = (None, None)
+    if endpoints:
+        names = tree.list_dir(path)[1]
+        config = next((f"{path}/{n}" for n in ("config.yaml", "config.yml") if n in names), None)
+        found = f"{path}/accuracy/accuracy_results.json"
+        endpoints_files = (config, found if tree.exists(found) else None)
     return ResultFolder(
         path=path,
         division=sub.division,
@@ -201,6 +218,8 @@ def _folder(
         spl=_in_run(path, run, "spl.txt"),
         compliance=tuple(t for t in tests if t.verify),
         endpoints=endpoints,
+        endpoints_files=endpoints_files,
+        unsupported=unsupported,
     )
 
 

@@ -82,7 +82,10 @@ class _Handlers:
         for sub in layout.submitters:
             handlers.update(self._submitter(sub))
             for folder in sub.folders:
-                if not folder.endpoints:
+                if folder.endpoints:
+                    paths = (folder.endpoints_summary, *folder.endpoints_files)
+                    handlers.update({p: self._raw(p) for p in paths if p})
+                elif not folder.unsupported:
                     handlers.update(self._folder(folder))
         return handlers
 

@@ -17,6 +17,7 @@ import math
 import re
 
 from tracker.errors import ConfigError, ParseError
+from tracker.parsers.mlperf_names import canonical_benchmark, canonical_scenario, spelling_extra
 from tracker.parsers.mlperf_rules import folder_scenario, metric_for, mlperf_model, round_key
 from tracker.parsers.mlperf_system import clean_accelerator, total_accelerators
 from tracker.parsers.mlperf_table import (
@@ -41,6 +42,7 @@ _LABEL_UNITS = {
     "latency (s)": "s",
 }
 _THROUGHPUT = frozenset({"tokens/s", "samples/s", "queries/s", "tasks/s"})
+_BARE_NUMBER = re.compile(r"\s*(-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)\s*")
 _ACCURACY_ITEM = re.compile(r"([A-Za-z_][\w.]*):\s*(-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)")
 
 
@@ -110,6 +112,7 @@ def _result(row: TableRow, path: str, sha256: str, shown: str) -> ResultRecord:
         "official_unit": row.unit_label,
         "mlperf_model": model,
         "mlperf_scenario": folder_scenario(row.scenario) or row.scenario,
+        **spelling_extra(row.benchmark, row.scenario),
         "official_inferred": row.inferred,  # v6.0's generator sets it for any case mismatch
         "primary_metric_from": "results table",
         "system_name": row.system_name,
@@ -126,8 +129,8 @@ def _result(row: TableRow, path: str, sha256: str, shown: str) -> ResultRecord:
     return ResultRecord(
         system=_system(row),
         software=software(round_label),
-        benchmark=row.benchmark,
-        scenario=row.scenario,
+        benchmark=canonical_benchmark(row.benchmark),
+        scenario=canonical_scenario(row.scenario),
         metric=metric,
         value=row.value,
         is_valid=True,
@@ -180,8 +183,14 @@ def _system(row: TableRow) -> SystemRecord:
 
 
 def _accuracy(text: str | None) -> dict[str, ExtraValue]:
-    """``"ROUGE1: 44.45  TOKENS_PER_SAMPLE: 301.1"`` → ``accuracy_rouge1``, ..."""
+    """``"ROUGE1: 44.45  TOKENS_PER_SAMPLE: 301.1"`` → ``accuracy_rouge1``, ...
+
+    v6.1's table gives some accuracies as a bare number (``"81.4266"``): ``accuracy``.
+    """
     found: dict[str, ExtraValue] = {}
+    bare = _BARE_NUMBER.fullmatch(text or "")
+    if bare and math.isfinite(float(bare.group(1))):
+        return {"accuracy": float(bare.group(1))}
     for name, value in _ACCURACY_ITEM.findall(text or ""):
         number = float(value)
         if math.isfinite(number):  # "1e999" or hundreds of digits overflow to inf

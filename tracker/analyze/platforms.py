@@ -1,0 +1,332 @@
+"""Platforms compared per accelerator: within a round, across rounds, and across system sizes.
+
+Pure functions over :class:`~tracker.records.AnalysisSample` (what the store
+yields) returning plain records, for the ``tracker compare`` command and for a
+report page to use later. Only valid throughput results with a known
+accelerator count are compared (a latency is not divided by accelerators).
+The figures are the ones people quote from MLPerf:
+
+* :func:`rank_platforms`: for each benchmark and scenario of a round, every
+  system's result per accelerator, ranked, with its ratio to a reference system
+  (Vera Rubin NVL72 against GB300 NVL72 on deepseek-r1 Interactive: 2.57×);
+* :func:`round_gains`: the same system from one round to the next (a software
+  gain: GB300 NVL72 x72 deepseek-r1 Server v6.0 → v6.1, 1.491×), shown apart
+  from the same accelerator model at another system size, per accelerator and
+  labelled as such (GB300 qwen3-vl Server x4 in v6.0 against x72 in v6.1, 1.615×);
+* :func:`size_scaling`: the scaling efficiency ``(T(N)/N) / (T(N0)/N0)`` of each
+  adjacent pair of sizes of one submitter's accelerator model in a round, and of
+  each size against the smallest (GB300 deepseek-r1 Offline x72 → x288: 0.995).
+
+A system is named by its stored name (the result folder's platform, such as
+``GB300-NVL72_GB300-288GB_aarch64x72_TRT``) or its key (``submitter/name``).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from tracker.records import AnalysisSample
+
+__all__ = [
+    "SAME_SYSTEM",
+    "SIZES_DIFFER",
+    "PlatformRanking",
+    "PlatformResult",
+    "RoundGain",
+    "ScalingStep",
+    "rank_platforms",
+    "round_gains",
+    "size_scaling",
+    "system_matches",
+]
+
+SAME_SYSTEM = "same system"
+SIZES_DIFFER = "same accelerator, different system sizes"
+
+
+@dataclass(frozen=True, slots=True)
+class PlatformResult:
+    """One system's result in a ranking; ``ratio`` is per accelerator, to the reference."""
+
+    rank: int
+    system: str
+    system_key: str
+    submitter: str | None
+    division: str | None
+    accelerator: str | None
+    accelerators: int
+    value: float
+    per_accelerator: float
+    ratio: float | None
+    is_reference: bool
+
+
+@dataclass(frozen=True, slots=True)
+class PlatformRanking:
+    """The systems of one benchmark and scenario of a round, best per accelerator first."""
+
+    round: str
+    benchmark: str
+    scenario: str
+    metric: str
+    unit: str
+    reference: str | None
+    """The reference system's key (``None``: it has no result here)."""
+    results: tuple[PlatformResult, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class RoundGain:
+    """A result from one round to a later one; ``ratio`` is per accelerator (new / old).
+
+    ``kind`` is :data:`SAME_SYSTEM` (same system key) or :data:`SIZES_DIFFER`
+    (the same submitter's accelerator model at another accelerator count).
+    """
+
+    kind: str
+    benchmark: str
+    scenario: str
+    metric: str
+    unit: str
+    accelerator: str | None
+    old_round: str
+    old_system: str
+    old_accelerators: int
+    old_value: float
+    new_round: str
+    new_system: str
+    new_accelerators: int
+    new_value: float
+    ratio: float
+
+
+@dataclass(frozen=True, slots=True)
+class ScalingStep:
+    """From one system size to the next larger one, within a round."""
+
+    round: str
+    submitter: str | None
+    accelerator: str | None
+    benchmark: str
+    scenario: str
+    metric: str
+    unit: str
+    from_system: str
+    from_accelerators: int
+    to_system: str
+    to_accelerators: int
+    speedup: float
+    efficiency: float
+    """Per accelerator, to the previous (smaller) size."""
+    smallest_accelerators: int
+    efficiency_vs_smallest: float
+
+
+@dataclass(frozen=True, slots=True)
+class _Entry:
+    """One system's mean result of one benchmark, scenario and metric in a round."""
+
+    system: str
+    system_key: str
+    submitter: str | None
+    division: str | None
+    accelerator: str | None
+    accelerators: int
+    value: float
+
+    @property
+    def per_accelerator(self) -> float:
+        return self.value / self.accelerators
+
+
+_Case = tuple[str, str, str, str]
+"""benchmark, scenario, metric, unit."""
+
+
+def system_matches(sample_system: str, sample_key: str, name: str) -> bool:
+    """Whether ``name`` names the system (its name, its key, or the key's last part)."""
+    return name in (sample_system, sample_key) or sample_key.endswith(f"/{name}")
+
+
+def _entries(samples: Iterable[AnalysisSample], round_label: str) -> dict[_Case, list[_Entry]]:
+    """Valid throughput results of a round with an accelerator count, per case and system."""
+    values: dict[tuple[_Case, str], list[float]] = defaultdict(list)
+    first: dict[tuple[_Case, str], AnalysisSample] = {}
+    for sample in samples:
+        count = sample.accelerators_total
+        if sample.version != round_label or not sample.is_valid or not sample.higher_is_better:
+            continue
+        if count is None or count <= 0 or sample.value <= 0:
+            continue
+        case = (sample.benchmark, sample.scenario, sample.metric, sample.unit)
+        values[(case, sample.system_key)].append(sample.value)
+        first.setdefault((case, sample.system_key), sample)
+    found: dict[_Case, list[_Entry]] = defaultdict(list)
+    for (case, _key), numbers in values.items():
+        s = first[(case, _key)]
+        found[case].append(
+            _Entry(
+                s.system,
+                s.system_key,
+                s.submitter,
+                s.division,
+                s.accelerator,
+                s.accelerators_total or 1,
+                sum(numbers) / len(numbers),
+            )
+        )
+    return found
+
+
+def _selected(entry: _Entry, systems: Sequence[str]) -> bool:
+    return not systems or any(system_matches(entry.system, entry.system_key, n) for n in systems)
+
+
+def rank_platforms(
+    samples: Iterable[AnalysisSample],
+    *,
+    round_label: str,
+    systems: Sequence[str] = (),
+    reference: str | None = None,
+) -> list[PlatformRanking]:
+    """Per benchmark and scenario of ``round_label``: the systems ranked per accelerator.
+
+    With ``systems``, only those; the reference is ``reference``, else the last
+    of ``systems``, else the best system of each ranking.
+    """
+    named = reference or (systems[-1] if systems else None)
+    rankings = []
+    for case, entries in sorted(_entries(samples, round_label).items()):
+        chosen = sorted(
+            (e for e in entries if _selected(e, systems)),
+            key=lambda e: (-e.per_accelerator, e.system_key),
+        )
+        if not chosen or (systems and len(chosen) < 2):
+            continue
+        base = next(
+            (e for e in chosen if named and system_matches(e.system, e.system_key, named)),
+            None if named else chosen[0],
+        )
+        results = tuple(
+            PlatformResult(
+                rank=rank,
+                system=e.system,
+                system_key=e.system_key,
+                submitter=e.submitter,
+                division=e.division,
+                accelerator=e.accelerator,
+                accelerators=e.accelerators,
+                value=e.value,
+                per_accelerator=e.per_accelerator,
+                ratio=None if base is None else e.per_accelerator / base.per_accelerator,
+                is_reference=e is base,
+            )
+            for rank, e in enumerate(chosen, start=1)
+        )
+        rankings.append(
+            PlatformRanking(
+                round_label,
+                *case,
+                reference=None if base is None else base.system_key,
+                results=results,
+            )
+        )
+    return rankings
+
+
+def _family(entry: _Entry) -> tuple[str | None, str | None, str | None]:
+    """What makes two systems sizes of one platform: submitter, division, accelerator model."""
+    return entry.submitter, entry.division, entry.accelerator
+
+
+def round_gains(
+    samples: Iterable[AnalysisSample],
+    *,
+    old_round: str,
+    new_round: str,
+    systems: Sequence[str] = (),
+) -> list[RoundGain]:
+    """Same-system gains from ``old_round`` to ``new_round``, then other-size pairs.
+
+    A pair is listed when either side is one of ``systems`` (every pair without).
+    """
+    pool = list(samples)
+    old, new = _entries(pool, old_round), _entries(pool, new_round)
+    same: list[RoundGain] = []
+    sizes: list[RoundGain] = []
+    for case in sorted(set(old) & set(new)):
+        for after in sorted(new[case], key=lambda e: e.system_key):
+            for before in sorted(old[case], key=lambda e: e.system_key):
+                if not (_selected(after, systems) or _selected(before, systems)):
+                    continue
+                if before.system_key == after.system_key:
+                    kind = SAME_SYSTEM
+                elif (
+                    _family(before) == _family(after) and before.accelerators != after.accelerators
+                ):
+                    kind = SIZES_DIFFER
+                else:
+                    continue
+                gain = RoundGain(
+                    kind,
+                    *case,
+                    accelerator=after.accelerator,
+                    old_round=old_round,
+                    old_system=before.system,
+                    old_accelerators=before.accelerators,
+                    old_value=before.value,
+                    new_round=new_round,
+                    new_system=after.system,
+                    new_accelerators=after.accelerators,
+                    new_value=after.value,
+                    ratio=after.per_accelerator / before.per_accelerator,
+                )
+                (same if kind == SAME_SYSTEM else sizes).append(gain)
+    return same + sizes
+
+
+def size_scaling(
+    samples: Iterable[AnalysisSample], *, round_label: str, systems: Sequence[str] = ()
+) -> list[ScalingStep]:
+    """Scaling over the sizes of each platform (one with a system of ``systems``, if given).
+
+    Where one platform has several systems of one size, the best result stands for it.
+    """
+    steps: list[ScalingStep] = []
+    for case, entries in sorted(_entries(samples, round_label).items()):
+        families: dict[tuple[str | None, str | None, str | None], list[_Entry]] = defaultdict(list)
+        for entry in entries:
+            families[_family(entry)].append(entry)
+        for family, members in sorted(families.items(), key=lambda f: tuple(map(str, f[0]))):
+            if systems and not any(_selected(m, systems) for m in members):
+                continue
+            best: dict[int, _Entry] = {}
+            for member in sorted(members, key=lambda e: e.system_key):
+                if (
+                    member.accelerators not in best
+                    or member.value > best[member.accelerators].value
+                ):
+                    best[member.accelerators] = member
+            sizes = [best[n] for n in sorted(best)]
+            smallest = sizes[0] if sizes else None
+            for before, after in zip(sizes, sizes[1:], strict=False):
+                assert smallest is not None
+                steps.append(
+                    ScalingStep(
+                        round_label,
+                        family[0],
+                        family[2],
+                        *case,
+                        from_system=before.system,
+                        from_accelerators=before.accelerators,
+                        to_system=after.system,
+                        to_accelerators=after.accelerators,
+                        speedup=after.value / before.value,
+                        efficiency=after.per_accelerator / before.per_accelerator,
+                        smallest_accelerators=smallest.accelerators,
+                        efficiency_vs_smallest=after.per_accelerator / smallest.per_accelerator,
+                    )
+                )
+    return steps
