@@ -80,7 +80,7 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "tracker.versions": ("tracker.records",),
     # Pure parsing and reading.
     "tracker.parsers": ("tracker.records", "tracker.errors", "tracker.parsers"),
-    "tracker.sources": ("tracker.errors", "tracker.records", "tracker.sources"),
+    "tracker.sources": ("tracker.errors", "tracker.records", "tracker.paths", "tracker.sources"),
     "tracker.readers": (
         "tracker.parsers",
         "tracker.records",

@@ -9,7 +9,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-__all__ = ["ingest_jobs_dir", "migrations_dir", "templates_dir"]
+__all__ = ["DEFAULT_CACHE_DIR", "ingest_jobs_dir", "migrations_dir", "templates_dir"]
+
+DEFAULT_CACHE_DIR = Path.home() / ".cache" / "tracker"
+"""Downloads and ingest snapshots, unless ``TRACKER_CACHE_DIR`` says otherwise."""
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
 

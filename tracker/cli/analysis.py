@@ -103,14 +103,10 @@ def findings(ctx: click.Context, status: str, output_format: str) -> None:
         tracker findings
         tracker findings --status all --format json | jq '.[] | select(.kind == "regression")'
     """
-    from tracker.analyze.summary import (
-        FINDING_COLUMNS,
-        finding_cells,
-        finding_json,
-    )
-
     if ctx.invoked_subcommand is not None:
         return
+    from tracker.analyze.summary import FINDING_COLUMNS, finding_cells, finding_json
+
     with open_store(ctx) as store:
         found = store.list_findings(status=None if status == "all" else status)
     if output_format == "json":

@@ -31,7 +31,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import click
 from rich.console import Console
@@ -45,8 +45,10 @@ from rich.progress import (
 )
 
 from tracker.errors import EXIT_DATA_ERROR, OutputError, TrackerError
-from tracker.sources.fetch import DEFAULT_CACHE_DIR
-from tracker.store.facade import Store
+from tracker.paths import DEFAULT_CACHE_DIR
+
+if TYPE_CHECKING:
+    from tracker.store.facade import Store
 from tracker.text_safety import terminal_text
 
 DEFAULT_DATABASE_URL = "sqlite:///tracker.db"
@@ -87,6 +89,8 @@ def open_store(
     A missing SQLite file is created only with ``create``; an in-memory
     database is accepted only with ``memory`` (see the module's notes).
     """
+    from tracker.store.facade import Store  # here, so that --help never loads the database
+
     store = Store.open(ctx.find_root().obj, upgrade=upgrade, create=create, memory=memory)
     try:
         yield store

@@ -9,7 +9,7 @@ import sys
 from collections.abc import Iterator
 from dataclasses import asdict, fields, replace
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import click
 
@@ -22,13 +22,15 @@ from tracker.cli.common import (
     progress_bar,
 )
 from tracker.errors import EXIT_DATA_ERROR, ConfigError
-from tracker.ingest.pull import PULLABLE, pull_round
-from tracker.ingest.run import KINDS, SourceOutcome, ingest_source, read_job
+from tracker.ingest.kinds import KINDS, PULLABLE
 from tracker.records import ExportRow, Labels, SourceSpec
 from tracker.sources.remote import GITHUB
-from tracker.store.engine import parse_database_url, sqlite_file
-from tracker.store.schema import head_revision
 from tracker.text_safety import csv_cell
+
+# The ingest use case, the store and the network client are imported inside the
+# commands that use them, so that `tracker --help` starts at once.
+if TYPE_CHECKING:
+    from tracker.ingest.run import SourceOutcome
 
 MAX_ACCELERATORS = 1_000_000
 """The most accelerators ``--accelerators`` accepts (more than any system has)."""
@@ -70,6 +72,8 @@ def db_current(ctx: click.Context) -> None:
         tracker db current
     """
     with open_store(ctx, upgrade=False) as store:
+        from tracker.store.schema import head_revision
+
         revision = store.revision()
         head = head_revision()
         if revision is None:
@@ -124,6 +128,8 @@ def ingest(
         tracker ingest inference_results_v5.1/ summary_results_v6.0.json
         tracker ingest ingest/demo.toml
     """
+    from tracker.ingest.run import ingest_source
+
     labels = Labels(**label_options)
     specs = [spec for source in sources for spec in _specs(source, kind, labels)]
     outcomes = []
@@ -152,6 +158,8 @@ def ingest(
 def _specs(source: str, kind: str, labels: Labels) -> list[SourceSpec]:
     if not source.endswith(".toml"):
         return [SourceSpec(location=source, kind=kind, labels=labels)]
+    from tracker.ingest.run import read_job
+
     _job, specs = read_job(Path(source))
     given = {k: v for k, v in asdict(labels).items() if v is not None and v is not False}
     return [
@@ -234,6 +242,8 @@ def pull(
         tracker pull mlperf-inference --round v6.0 --ref 4d3916ac9cf474b679cdfcf492d43a0559418ad1
         tracker pull mlperf-training --round v5.1
     """
+    from tracker.ingest.pull import pull_round
+
     with (
         open_store(ctx, create=True) as store,
         progress_bar("ingest") as progress,
@@ -293,6 +303,8 @@ def export(ctx: click.Context, output_format: str, out: Path | None) -> None:
 def _refuse_input_as_output(database_url: str, out: Path) -> None:
     """A :class:`ConfigError` when ``out`` is the SQLite database (or one of its
     journal files) the export reads: writing it would destroy what is exported."""
+    from tracker.store.engine import parse_database_url, sqlite_file
+
     database = sqlite_file(parse_database_url(database_url))
     if database is None:
         return

@@ -30,10 +30,10 @@ from urllib.parse import urlsplit
 import httpx
 
 from tracker.errors import FetchError
+from tracker.paths import DEFAULT_CACHE_DIR
 
 __all__ = ["DEFAULT_CACHE_DIR", "Download", "FetchOptions", "fetch"]
 
-DEFAULT_CACHE_DIR = Path.home() / ".cache" / "tracker"
 _CHUNK = 1 << 20
 _RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 _CONTENT_RANGE = re.compile(r"bytes (\d+)-(\d+)/(\d+|\*)")

@@ -1,0 +1,54 @@
+"""`tracker --help` and every command's --help start at once: no database, network,
+statistics or template library is imported for them (checked in a fresh process)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from tracker.cli import cli
+from tracker.ingest import kinds
+from tracker.ingest.pull import ROUND_REPOSITORIES
+from tracker.readers import KINDS
+
+HEAVY = ("sqlalchemy", "sqlmodel", "alembic", "numpy", "scipy", "httpx", "jinja2", "yaml")
+PROBE = """
+import contextlib, io, json, sys
+from tracker.cli import cli
+with contextlib.redirect_stdout(io.StringIO()):
+    try:
+        cli(sys.argv[1:], prog_name="tracker")
+    except SystemExit:
+        pass
+print(json.dumps(sorted(m for m in {heavy!r} if m in sys.modules)))
+"""
+
+
+def _commands() -> list[list[str]]:
+    found = [[]]
+    for name, command in cli.commands.items():  # type: ignore[attr-defined]
+        found.append([name])
+        for sub in getattr(command, "commands", {}):
+            found.append([name, sub])
+    return found
+
+
+@pytest.mark.parametrize("command", _commands(), ids=lambda c: " ".join(c) or "tracker")
+def test_help_imports_no_heavy_library(command: list[str]) -> None:
+    probe = PROBE.format(heavy=HEAVY)
+    done = subprocess.run(
+        [sys.executable, "-c", probe, *command, "--help"],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == []
+
+
+def test_the_light_kind_lists_match_the_readers_and_the_pull() -> None:
+    assert kinds.KINDS == KINDS
+    assert kinds.PULLABLE == tuple(ROUND_REPOSITORIES)
