@@ -1,9 +1,10 @@
 """The release gate: one analysis of a version pair and a policy → a verdict and an exit code.
 
 :func:`evaluate_gate` is pure: it takes an :class:`~tracker.analyze.run.AnalysisOutcome`
-of ``baseline`` → ``candidate`` (``run_analysis(..., baseline=, candidate=, save=False)``:
-nothing is stored, so a gate never changes the findings or their triage) and a
-:class:`~tracker.gate.policy.GatePolicy`, and decides (SPEC §6):
+of ``baseline`` → ``candidate`` (``analyse`` of the store's records, as
+``run_analysis(..., save=False)`` gives it: nothing is stored, so a gate never
+changes the findings or their triage) and a :class:`~tracker.gate.policy.GatePolicy`,
+and decides (SPEC §6):
 
 * every comparison's verdict is decided once, in the analysis, under the policy's
   floor and q for its series (:func:`gate_settings` passes the policy as the
@@ -11,7 +12,10 @@ nothing is stored, so a gate never changes the findings or their triage) and a
 * ``regression`` items: measured series with a REGRESSION verdict; ``target``
   items: the throughput at the interactivity target regressed, or the candidate's
   sweeps no longer reach the target that the baseline's reached; ``scaling`` items:
-  scaling efficiency of the candidate dropped against an earlier version;
+  scaling efficiency of the candidate dropped against an earlier version; ``invalid``
+  items: a series with a candidate result stored as invalid where the baseline has a
+  valid one (:mod:`tracker.gate.invalid`; such a result is otherwise left out of the
+  comparison), with the stored reason;
 * an item of a kind the policy does not ``fail_on``, or covered by an unexpired
   acknowledgement, does not fail; improvements never fail;
 * exit 0 nothing failing; 1 at least one failing item; 3 (only ``strict``) nothing
@@ -32,10 +36,23 @@ from tracker.analysis.scaling import ScalingFinding, ScalingIssue
 from tracker.analysis.twosample import Method
 from tracker.analysis.verdicts import Comparison, Verdict
 from tracker.analysis_records import SeriesInfo
-from tracker.analyze.run import AnalysisOutcome, AnalysisSettings, run_analysis
+from tracker.analyze.run import AnalysisOutcome, AnalysisSettings, analyse
 from tracker.errors import EXIT_GATE_FAILED, EXIT_OK, EXIT_STRICT_SUSPECT, ConfigError
-from tracker.gate.policy import Acknowledgement, GatePolicy
-from tracker.records import VersionInfo
+from tracker.gate.invalid import KIND_INVALID, InvalidCandidate, InvalidWatch, invalid_items
+from tracker.gate.invalid import with_reasons as invalid_with_reasons
+from tracker.gate.items import (
+    STATE_ACKNOWLEDGED,
+    STATE_FAILING,
+    STATE_IMPROVEMENT,
+    STATE_INCONCLUSIVE,
+    STATE_NOT_GATED,
+    STATE_SUSPECT,
+    GateItem,
+    base_item,
+    item_state,
+)
+from tracker.gate.policy import GatePolicy
+from tracker.records import OUTPUT_TOKENS_PER_S, VersionInfo
 from tracker.versions import order_versions
 
 if TYPE_CHECKING:
@@ -49,49 +66,6 @@ __all__ = [
     "resolve_pair",
     "run_gate",
 ]
-
-STATE_FAILING = "failing"
-STATE_ACKNOWLEDGED = "acknowledged"
-STATE_NOT_GATED = "not gated"
-STATE_SUSPECT = "suspect"
-STATE_INCONCLUSIVE = "inconclusive"
-STATE_IMPROVEMENT = "improvement"
-
-
-@dataclass(frozen=True, slots=True)
-class GateItem:
-    """One series the gate reports: what it is, the evidence, and how it counts.
-
-    ``delta_pct`` is the raw relative change (+5.0 = 5% higher); ``worse`` says whether
-    that is worse for this metric. ``state`` is failing, acknowledged, not gated
-    (a kind the policy does not fail on), suspect, inconclusive or improvement.
-    """
-
-    kind: str
-    key: str
-    software: str
-    system: str
-    benchmark: str
-    scenario: str
-    workload: str
-    metric: str
-    unit: str
-    baseline: str
-    candidate: str
-    verdict: str
-    state: str
-    worse: bool
-    delta_pct: float | None = None
-    ci_pct: tuple[float, float] | None = None
-    p_value: float | None = None
-    q_value: float | None = None
-    method: str = ""
-    n_baseline: int = 0
-    n_candidate: int = 0
-    floor: float | None = None
-    q_level: float | None = None
-    detail: str = ""
-    acknowledgement: Acknowledgement | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,12 +90,16 @@ class GateResult:
     @property
     def summary(self) -> str:
         """One line: the exit code and what it means."""
-        failing = len(self.with_state(STATE_FAILING))
+        failing = self.with_state(STATE_FAILING)
         doubtful = len(self.with_state(STATE_SUSPECT)) + len(self.with_state(STATE_INCONCLUSIVE))
         acked = len(self.with_state(STATE_ACKNOWLEDGED))
         pair = f"{self.baseline} → {self.candidate}"
         if self.exit_code == EXIT_GATE_FAILED:
-            what = f"{failing} regression{'s' if failing != 1 else ''}"
+            invalid = sum(i.kind == KIND_INVALID for i in failing)
+            regressed = len(failing) - invalid
+            what = f"{regressed} regression{'s' if regressed != 1 else ''}"
+            if invalid:
+                what = f"{what}, {invalid} invalid" if regressed else f"{invalid} invalid"
             return f"gate: {self.exit_code} ({what}, {pair})"
         if self.exit_code == EXIT_STRICT_SUSPECT:
             doubts = f"{doubtful} suspect or inconclusive, strict"
@@ -154,39 +132,6 @@ def resolve_pair(
     )
 
 
-def _state(verdict: Verdict, kind: str, policy: GatePolicy, ack: Acknowledgement | None) -> str:
-    if verdict is Verdict.IMPROVEMENT:
-        return STATE_IMPROVEMENT
-    if verdict is Verdict.REGRESSION:
-        if ack is not None:
-            return STATE_ACKNOWLEDGED
-        return STATE_FAILING if kind in policy.fail_on else STATE_NOT_GATED
-    if ack is not None:
-        return STATE_ACKNOWLEDGED
-    if kind not in policy.fail_on:
-        return STATE_NOT_GATED
-    return STATE_SUSPECT if verdict is Verdict.SUSPECT else STATE_INCONCLUSIVE
-
-
-def _base_item(info: SeriesInfo, key: str, kind: str, baseline: str, candidate: str) -> GateItem:
-    return GateItem(
-        kind=kind,
-        key=key,
-        software=info.software,
-        system=info.system,
-        benchmark=info.benchmark,
-        scenario=info.scenario,
-        workload=info.workload,
-        metric=info.metric,
-        unit=info.unit,
-        baseline=baseline,
-        candidate=candidate,
-        verdict="",
-        state="",
-        worse=False,
-    )
-
-
 def _comparison_item(
     c: Comparison, info: SeriesInfo, kind: str, policy: GatePolicy, today: date
 ) -> GateItem | None:
@@ -197,9 +142,9 @@ def _comparison_item(
     ack = policy.acknowledgement_for(ev.key, ev.candidate, today=today)
     delta = ev.delta_pct
     return replace(
-        _base_item(info, ev.key, kind, ev.baseline, ev.candidate),
+        base_item(info, ev.key, kind, ev.baseline, ev.candidate),
         verdict=verdict.value,
-        state=_state(verdict, kind, policy, ack),
+        state=item_state(verdict, kind, policy, ack),
         worse=ev.g is not None and ev.g < 0,
         delta_pct=delta,
         ci_pct=ev.ci_pct,
@@ -231,9 +176,9 @@ def _not_reached(
             verdict = Verdict.REGRESSION
             items.append(
                 replace(
-                    _base_item(outcome.infos[key], key, "target", baseline, candidate),
+                    base_item(outcome.infos[key], key, "target", baseline, candidate),
                     verdict="not_reached",
-                    state=_state(verdict, "target", policy, ack),
+                    state=item_state(verdict, "target", policy, ack),
                     worse=True,
                     detail=f"the candidate's sweeps no longer reach "
                     f"{policy.target_tokens_per_s_per_user:g} tokens/s/user",
@@ -265,9 +210,9 @@ def _scaling_item(software: str, f: ScalingFinding, policy: GatePolicy, today: d
     labels = (k.benchmark, k.scenario, k.workload, "scaling_efficiency", "fraction")
     info = SeriesInfo(software, system, *labels, higher_is_better=True)
     return replace(
-        _base_item(info, key, "scaling", f.baseline_version or "", f.version),
+        base_item(info, key, "scaling", f.baseline_version or "", f.version),
         verdict=Verdict.REGRESSION.value,
-        state=_state(Verdict.REGRESSION, "scaling", policy, ack),
+        state=item_state(Verdict.REGRESSION, "scaling", policy, ack),
         worse=True,
         delta_pct=None if not before else 100.0 * (f.efficiency / before - 1.0),
         detail=f"efficiency x{f.base_accelerators}→x{f.accelerators}: "
@@ -304,9 +249,11 @@ def evaluate_gate(
     candidate: str,
     today: date,
     strict: bool = False,
+    invalid: Sequence[InvalidCandidate] = (),
 ) -> GateResult:
     """Decide the gate for ``outcome``: an analysis of exactly ``baseline`` → ``candidate``
-    under :func:`gate_settings` of ``policy`` (which decided every comparison's verdict)."""
+    under :func:`gate_settings` of ``policy`` (which decided every comparison's verdict);
+    ``invalid``: the series whose candidate has invalid results (:class:`InvalidWatch`)."""
     if outcome.settings.thresholds != policy:
         raise ValueError("evaluate_gate needs an analysis run with gate_settings(policy)")
     run = outcome.comparisons
@@ -315,7 +262,10 @@ def evaluate_gate(
         for c in run.comparisons
         if (c.evidence.baseline, c.evidence.candidate) == (baseline, candidate)
     ]
-    if not pair and not run.missing:
+    found_invalid = invalid_items(
+        invalid, outcome.infos, policy, baseline=baseline, candidate=candidate, today=today
+    )
+    if not pair and not run.missing and not found_invalid:
         raise ConfigError(
             f"no series has results for both {baseline} and {candidate}: nothing to compare"
         )
@@ -333,15 +283,17 @@ def evaluate_gate(
             ack = policy.acknowledgement_for(key, candidate, today=today)
             items.append(
                 replace(
-                    _base_item(outcome.infos[key], key, kind, baseline, candidate),
+                    base_item(outcome.infos[key], key, kind, baseline, candidate),
                     verdict=Verdict.INCONCLUSIVE.value,
-                    state=_state(Verdict.INCONCLUSIVE, kind, policy, ack),
+                    state=item_state(Verdict.INCONCLUSIVE, kind, policy, ack),
                     detail="no usable values on one side",
                     acknowledgement=ack,
                 )
             )
     items += _not_reached(outcome, policy, baseline, candidate, today)
     items += _scaling_items(outcome, policy, candidate, today)
+    items += found_invalid
+    compared = {c.key for c in pair} | set(run.missing) | {i.key for i in found_invalid}
     items.sort(key=lambda i: (_ORDER[i.state], i.kind, i.key))
     return GateResult(
         baseline=baseline,
@@ -349,7 +301,7 @@ def evaluate_gate(
         exit_code=_exit_code(items, strict),
         strict=strict,
         items=tuple(items),
-        compared=len(pair) + len(run.missing),
+        compared=len(compared),
         family_size=run.family_size,
         family_method=run.family_method,
         policy=policy,
@@ -384,14 +336,27 @@ def run_gate(
 ) -> GateResult:
     """Analyse ``baseline`` → ``candidate`` in ``store`` (storing nothing) and decide the gate.
 
-    The versions are read once, for the pair and for the analysis.
+    The versions are read once, for the pair and for the analysis; the samples are
+    read once, for the analysis and for the invalid candidates it leaves out.
     """
     versions = store.list_versions()
     first, second = resolve_pair(versions, baseline, candidate)
-    settings = gate_settings(policy)
-    outcome = run_analysis(
-        store, baseline=first, candidate=second, policy=settings, save=False, versions=versions
+    watch = InvalidWatch(first, second)
+    outcome = analyse(
+        watch.samples(store.iter_analysis_samples()),
+        store.iter_sweep_samples(metric=OUTPUT_TOKENS_PER_S.name),
+        versions,
+        settings=gate_settings(policy),
+        baseline=first,
+        candidate=second,
     )
+    invalid = invalid_with_reasons(store, second, watch.found(), outcome.infos)
     return evaluate_gate(
-        outcome, policy, baseline=first, candidate=second, today=today, strict=strict
+        outcome,
+        policy,
+        baseline=first,
+        candidate=second,
+        today=today,
+        strict=strict,
+        invalid=invalid,
     )

@@ -15,7 +15,13 @@ from pathlib import Path
 from tracker.errors import ConfigError, ParseError
 from tracker.ingest.jobs import Job, parse_job
 from tracker.readers import KINDS, detect_kind, reader_for
-from tracker.readers.base import ProgressCallback, Reading
+from tracker.readers.base import (
+    ProgressCallback,
+    Reading,
+    raise_tree_problem,
+    require_positive,
+    take_tree_problems,
+)
 from tracker.records import ResultRecord, SourceRecord, SourceSpec
 from tracker.sources.archive import ArchiveTree, is_archive, open_archive
 from tracker.sources.fetch import DEFAULT_CACHE_DIR, Download, FetchOptions, fetch
@@ -93,6 +99,8 @@ def _open(
         if sha256:
             raise ConfigError(f"{location}: a sha256 pin applies to an archive or a download")
         return FolderTree(path, location=location), None
+    if not path.is_file():  # a FIFO, a device: never opened (it may block or never end)
+        raise ConfigError(f"{location}: not a regular file (a FIFO, a device or a socket)")
     tree = _open_file(path, location, None)
     if sha256 and isinstance(tree, ArchiveTree) and tree.sha256 != sha256.lower():
         tree.close()
@@ -190,8 +198,14 @@ def _read_and_store(
     strict: bool,
     progress: ProgressCallback | None,
 ) -> _Stored:
-    kind = detect_kind(tree) if spec.kind == "auto" else spec.kind
+    try:
+        kind = detect_kind(tree) if spec.kind == "auto" else spec.kind
+    except ConfigError:
+        raise_tree_problem(tree)  # an unreadable folder says why nothing was recognised
+        raise
     reading = reader_for(kind).read(tree, spec, strict=strict, progress=progress)
+    take_tree_problems(tree, reading, strict=strict)
+    reading.results[:] = require_positive(reading.results)
     if not reading.results:
         return _Stored(kind, reading, None, None)
     record = _source_record(tree, kind, spec)

@@ -19,6 +19,7 @@ from tracker.parsers.json_fields import check_nesting
 __all__ = ["Entry", "parse_detail_log"]
 
 _MARKER = b":::MLLOG"
+_BOM = b"\xef\xbb\xbf"
 _SKIPPED_KEYS = frozenset({"loaded_qsl_set", "loadgen_file_sha1", "loadgen_git_log_message"})
 
 
@@ -36,7 +37,8 @@ def parse_detail_log(
     """Read a detail log line by line into ``{key: Entry}`` (first occurrence wins).
 
     The first non-empty line must be a ``:::MLLOG`` event, as the checker
-    demands; later lines without the marker are skipped, as its non-strict mode does.
+    demands (a UTF-8 byte-order mark before it is skipped, as on the summary log);
+    later lines without the marker are skipped, as its non-strict mode does.
     With ``keep``, only the keys it accepts are decoded and returned (the others
     are skipped unread, which is what makes huge logs cheap). When ``lines``
     also carries the whole file as a ``buffer`` attribute (a tree that read a
@@ -45,7 +47,7 @@ def parse_detail_log(
     events = _DetailEvents(path, keep)
     buffer = getattr(lines, "buffer", None)
     if isinstance(buffer, bytes):
-        position, number, size = 0, 0, len(buffer)
+        position, number, size = len(_BOM) if buffer.startswith(_BOM) else 0, 0, len(buffer)
         while position < size:
             number += 1
             end = buffer.find(b"\n", position)
@@ -54,7 +56,8 @@ def parse_detail_log(
             position = end
     else:
         for number, raw in enumerate(lines, start=1):
-            events.take(raw, 0, len(raw), number)
+            skip = len(_BOM) if number == 1 and raw.startswith(_BOM) else 0
+            events.take(raw, skip, len(raw), number)
     if not events.seen:
         raise ParseError(path, "empty LoadGen detail log: no ':::MLLOG' events")
     return events.found

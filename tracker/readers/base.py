@@ -1,9 +1,15 @@
-"""What every reader shares: the :class:`Reader` interface, :class:`Reading`, labelling."""
+"""What every reader shares: the :class:`Reader` interface, :class:`Reading`, labelling.
+
+Every metric the parsers produce is a throughput, a latency or a time, which
+must be positive: :func:`require_positive` stores a result whose value is zero,
+negative or not a number as invalid, with the reason in ``extra["invalid_reason"]``
+(a throughput fallen to 0 is a broken run, never a measurement to compare).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 from tracker.errors import ConfigError, ParseError
@@ -14,7 +20,7 @@ from tracker.records import (
     SourceSpec,
     SystemRecord,
 )
-from tracker.sources.tree import SourceTree
+from tracker.sources.tree import FolderTree, SourceTree
 
 __all__ = [
     "DEFAULT_SOFTWARE",
@@ -22,7 +28,10 @@ __all__ = [
     "Reader",
     "Reading",
     "label_result",
+    "raise_tree_problem",
     "require_labels",
+    "require_positive",
+    "take_tree_problems",
 ]
 
 DEFAULT_SOFTWARE = "local"
@@ -118,3 +127,40 @@ def label_result(
         sweep_key=sweep_key,
         extra=parsed.extra,
     )
+
+
+def require_positive(results: Iterable[ResultRecord]) -> list[ResultRecord]:
+    """``results``, each whose value is not positive made invalid with the reason (one
+    invalid already, with a reason, is kept as it is: its value is 0 because of it)."""
+    out = []
+    for result in results:
+        before = result.extra.get("invalid_reason")
+        if result.value > 0.0 or (not result.is_valid and isinstance(before, str) and before):
+            out.append(result)  # positive (not NaN), or invalid already with its reason
+            continue
+        reason = f"{result.metric.name} is {result.value:g}: it must be positive"
+        extra = {**result.extra, "invalid_reason": reason}
+        out.append(replace(result, is_valid=False, extra=extra))
+    return out
+
+
+def take_tree_problems(tree: SourceTree, reading: Reading, *, strict: bool) -> None:
+    """What a folder tree could not list or take becomes errors of ``reading`` (with
+    ``strict``, the first is raised); the entries it left out, a note."""
+    if not isinstance(tree, FolderTree):
+        return
+    problems = tree.problems()
+    if strict and problems:
+        raise problems[0]
+    reading.errors.extend(problems)
+    left_out = tree.not_regular()
+    if left_out:
+        more = f" and {len(left_out) - 3} more" if len(left_out) > 3 else ""
+        reading.notes.add(f"not regular files, not read: {', '.join(left_out[:3])}{more}")
+
+
+def raise_tree_problem(tree: SourceTree) -> None:
+    """Raise the first thing a folder tree could not list or take, if any (it explains
+    why nothing was recognised in it)."""
+    if isinstance(tree, FolderTree) and tree.problems():
+        raise tree.problems()[0]

@@ -11,9 +11,17 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Iterator, Sequence
-from stat import S_ISDIR
+from stat import S_ISDIR, S_ISREG
 
-__all__ = ["ABSENT", "Trail", "dir_signature", "file_signature", "signature", "signatures"]
+__all__ = [
+    "ABSENT",
+    "Trail",
+    "dir_signature",
+    "file_signature",
+    "other_signature",
+    "signature",
+    "signatures",
+]
 
 ABSENT = "-"
 """The signature of a path where nothing is."""
@@ -62,13 +70,20 @@ def dir_signature(stat: os.stat_result) -> str:
     return f"d{stat.st_mtime_ns}:{stat.st_ctime_ns}:{stat.st_ino}"
 
 
+def other_signature(stat: os.stat_result) -> str:
+    """Neither a folder nor a regular file (a FIFO, a device, a socket): never read."""
+    return f"o{stat.st_mode:o}:{stat.st_mtime_ns}:{stat.st_ctime_ns}:{stat.st_ino}"
+
+
 def signature(full_path: str) -> str:
     """The signature of whatever is at ``full_path`` now (:data:`ABSENT` for nothing)."""
     try:
         stat = os.stat(full_path)
     except OSError:
         return ABSENT
-    return dir_signature(stat) if S_ISDIR(stat.st_mode) else file_signature(stat)
+    if S_ISDIR(stat.st_mode):
+        return dir_signature(stat)
+    return file_signature(stat) if S_ISREG(stat.st_mode) else other_signature(stat)
 
 
 def signatures(prefix: str, paths: Iterable[bytes]) -> list[str]:
@@ -93,10 +108,12 @@ def signatures(prefix: str, paths: Iterable[bytes]) -> list[str]:
             except OSError:
                 append(ABSENT)
                 continue
-            if S_ISDIR(st.st_mode):  # dir_signature and file_signature, without the calls
+            if S_ISDIR(st.st_mode):  # the three signatures above, without the calls
                 append(f"d{st.st_mtime_ns}:{st.st_ctime_ns}:{st.st_ino}")
-            else:
+            elif S_ISREG(st.st_mode):
                 append(f"f{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}:{st.st_ino}")
+            else:
+                append(f"o{st.st_mode:o}:{st.st_mtime_ns}:{st.st_ctime_ns}:{st.st_ino}")
     finally:
         if folder is not None:
             os.close(folder)

@@ -11,19 +11,32 @@ file it probed or read (size, mtime, ctime, inode for a folder tree; the
 archive's sha256 for an archive). When a later ingest finds the same trail
 (:meth:`SourceTree.trail_matches`), nothing the readers saw can have changed,
 so the source need not be read again (see :mod:`tracker.sources.snapshots`).
+
+A folder tree reads regular files only, each up to :data:`MAX_FILE_BYTES`
+(1 GiB, far above any real log): a FIFO, a device or a socket (or a link to
+one, such as ``/dev/zero``) is left out of the listing and never opened, and a
+bigger file is refused with an error naming it. Folders are walked without
+recursion, whatever their depth, and symbolic links to folders are not
+followed. What cannot be taken is reported, never skipped in silence
+(:meth:`FolderTree.problems`): a folder that cannot be listed (no permission),
+a link that loops, a name that is not valid UTF-8 (the entries beside it are
+still read); the files left out are named by :meth:`FolderTree.not_regular`.
 """
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 from collections.abc import Iterable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
+from stat import S_ISDIR, S_ISREG
 from typing import IO, Protocol
 
 from tracker.errors import ParseError
 from tracker.records import ArtifactRecord
+from tracker.sources.listing import BufferedLines, is_utf8, listing
 from tracker.sources.trail import (
     ABSENT,
     Trail,
@@ -33,7 +46,14 @@ from tracker.sources.trail import (
     signatures,
 )
 
-__all__ = ["BufferedLines", "FileTree", "FolderTree", "SourceTree", "content_sha256"]
+__all__ = [
+    "MAX_FILE_BYTES",
+    "BufferedLines",
+    "FileTree",
+    "FolderTree",
+    "SourceTree",
+    "content_sha256",
+]
 
 
 class SourceTree(Protocol):
@@ -95,35 +115,15 @@ class SourceTree(Protocol):
         ...
 
 
+MAX_FILE_BYTES = 1 << 30
+"""The largest file a folder tree reads (1 GiB); a bigger one is refused with an error."""
 _CHUNK = 1 << 20
+_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+"""Opening a FIFO must not wait for a writer: it is then refused as not a regular file."""
+_ABSENT_ERRORS = frozenset({errno.ENOENT, errno.ENOTDIR})
+"""Listing errors that mean "no such folder" (a probe), not a folder that cannot be read."""
 _WHOLE_FILE_LIMIT = 8 << 20
 """Files up to this size are read at once; bigger ones are streamed line by line."""
-
-
-class BufferedLines:
-    """The lines of a file read whole, ends kept; ``buffer`` is the file itself.
-
-    Iterating gives the same lines as iterating the open file would (split
-    after each ``\\n``); a parser may scan ``buffer`` in place instead, which
-    spares copying lines it skips (see :func:`tracker.parsers.loadgen.parse_detail_log`).
-    """
-
-    __slots__ = ("_position", "buffer")
-
-    def __init__(self, buffer: bytes) -> None:
-        self.buffer = buffer
-        self._position = 0
-
-    def __iter__(self) -> BufferedLines:
-        return self
-
-    def __next__(self) -> bytes:
-        start = self._position
-        if start >= len(self.buffer):
-            raise StopIteration
-        end = self.buffer.find(b"\n", start)
-        self._position = len(self.buffer) if end < 0 else end + 1
-        return self.buffer[start : self._position]
 
 
 class FolderTree:
@@ -139,6 +139,8 @@ class FolderTree:
         self._read: dict[str, ArtifactRecord] = {}
         self._files: list[str] | None = None
         self._trail: dict[str, str] = {}
+        self._problems: dict[str, ParseError] = {}
+        self._not_regular: set[str] = set()
 
     @property
     def root_name(self) -> str:
@@ -147,42 +149,74 @@ class FolderTree:
     def files(self) -> list[str]:
         if self._files is None:
             found: list[str] = []
-            self._walk("", found)
+            pending = [""]
+            while pending:  # no recursion: a folder nested thousands deep is walked too
+                folder = pending.pop()
+                dirs, files = self._scan(folder)
+                found.extend(f"{folder}{name}" for name in files)
+                pending.extend(f"{folder}{name}/" for name in dirs)
             self._files = sorted(found)
         return self._files
 
-    def _walk(self, folder: str, found: list[str]) -> None:
-        dirs, files = self._scan(folder)
-        found.extend(f"{folder}{name}" for name in files)
-        for name in dirs:
-            self._walk(f"{folder}{name}/", found)
+    def problems(self) -> tuple[ParseError, ...]:
+        """What could not be listed or taken so far (see the module docstring), by path."""
+        return tuple(self._problems[path] for path in sorted(self._problems))
+
+    def not_regular(self) -> tuple[str, ...]:
+        """The entries left out so far as neither a folder nor a regular file, shown."""
+        return tuple(sorted(self._not_regular))
+
+    def _problem(self, path: str, message: str) -> None:
+        self._problems.setdefault(path, ParseError(self.shown_path(path), message))
 
     def _scan(self, folder: str) -> tuple[list[str], list[str]]:
         """List ``folder`` ("" or ending in "/"), recording its signature in the trail."""
         full = self._prefix + folder
         try:
             stat = os.stat(full)
-            with os.scandir(full) as listing:
-                entries = list(listing)
-        except OSError:
+            with os.scandir(full) as scan:
+                entries = list(scan)
+        except OSError as error:
             self._trail.setdefault(folder or "./", ABSENT)
+            if error.errno not in _ABSENT_ERRORS:
+                self._problem(folder, f"cannot list this folder ({error.strerror})")
             return [], []
         self._trail.setdefault(folder or "./", dir_signature(stat))  # the earliest one counts
         dirs: list[str] = []
         files: list[str] = []
         for entry in entries:  # one pass: listing folders is most of a big tree's walk
-            if entry.is_dir(follow_symlinks=False):
-                dirs.append(entry.name)
-            elif entry.is_file():
-                files.append(entry.name)
+            name = entry.name
+            if not (name.isascii() or is_utf8(name)):
+                shown = os.fsencode(name).decode("utf-8", "backslashreplace")
+                self._problem(folder + shown, "the name is not valid UTF-8: not read (rename it)")
+                continue
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    dirs.append(name)
+                elif entry.is_file():
+                    files.append(name)
+                else:
+                    self._other(folder + name, entry)
+            except OSError as error:  # a link that loops
+                self._problem(folder + name, f"cannot tell what this is ({error.strerror})")
         dirs.sort()
         files.sort()
         return dirs, files
 
+    def _other(self, path: str, entry: os.DirEntry[str]) -> None:
+        """An entry that is not a regular file (nor a folder): noted unless a link to a
+        folder or a broken link (left out as before); a link that loops is a problem."""
+        try:
+            mode = entry.stat().st_mode
+        except FileNotFoundError:
+            return
+        if not S_ISDIR(mode):
+            self._not_regular.add(self.shown_path(path))
+
     def list_dir(self, path: str) -> tuple[list[str], list[str]]:
         folder = f"{path.strip('/')}/" if path.strip("/") else ""
         if self._files is not None:
-            return _listing(self._files, folder)
+            return listing(self._files, folder)
         return self._scan(folder)
 
     def exists(self, path: str) -> bool:
@@ -230,20 +264,21 @@ class FolderTree:
         spends its time on (and each system call is dear in a virtual machine).
         """
         try:
-            fd = os.open(self._prefix + path, os.O_RDONLY)
+            fd = os.open(self._prefix + path, _OPEN_FLAGS)
         except OSError as error:
             raise ParseError(self.shown_path(path), f"cannot read ({error.strerror})") from None
         try:
-            stat = os.fstat(fd)
-            self._trail[path] = file_signature(stat)
+            stat = self._checked(path, os.fstat(fd))
             size = stat.st_size
             if size > _WHOLE_FILE_LIMIT:
                 return None
             data = os.read(fd, size + 1)
             if len(data) != size:  # it grew or shrank since fstat: read to the end
-                chunks = [data]
+                chunks, total = [data], len(data)
                 while chunks[-1]:
                     chunks.append(os.read(fd, _CHUNK))
+                    total += len(chunks[-1])
+                    self._cap(path, total)
                 data = b"".join(chunks)
         except OSError as error:
             raise ParseError(self.shown_path(path), f"cannot read ({error.strerror})") from None
@@ -251,19 +286,40 @@ class FolderTree:
             os.close(fd)
         return data
 
+    def _checked(self, path: str, stat: os.stat_result) -> os.stat_result:
+        """``stat`` of ``path`` once open: a regular file within the cap (else refused)."""
+        if not S_ISREG(stat.st_mode):
+            message = "not a regular file (a FIFO, a device or a socket): not read"
+            raise ParseError(self.shown_path(path), message)
+        self._trail[path] = file_signature(stat)
+        self._cap(path, stat.st_size)
+        return stat
+
+    def _cap(self, path: str, size: int) -> None:
+        if size > MAX_FILE_BYTES:
+            raise ParseError(
+                self.shown_path(path),
+                f"{size} bytes or more: over the {MAX_FILE_BYTES >> 30} GiB limit of one file",
+            )
+
     def _open(self, path: str) -> IO[bytes]:
         try:
             stream = self._path(path).open("rb")
-            self._trail[path] = file_signature(os.fstat(stream.fileno()))
         except OSError as error:
             raise ParseError(self.shown_path(path), f"cannot read ({error.strerror})") from None
+        try:
+            self._checked(path, os.fstat(stream.fileno()))
+        except BaseException:
+            stream.close()
+            raise
         return stream
 
     def read_bytes(self, path: str) -> bytes:
         data = self._read_small(path)
         if data is None:
             with self._open(path) as stream:
-                data = stream.read()
+                data = stream.read(MAX_FILE_BYTES + 1)
+                self._cap(path, len(data))
         self._read[path] = ArtifactRecord(path, hashlib.sha256(data).hexdigest(), len(data))
         return data
 
@@ -283,12 +339,14 @@ class FolderTree:
                 for line in stream:
                     digest.update(line)
                     size += len(line)
+                    self._cap(path, size)
                     yield line
 
             yield lines()
             while chunk := stream.read(_CHUNK):  # the rest, so the hash covers the whole file
                 digest.update(chunk)
                 size += len(chunk)
+                self._cap(path, size)
         self._read[path] = ArtifactRecord(path, digest.hexdigest(), size)
 
     def artifact(self, path: str) -> ArtifactRecord | None:
@@ -301,21 +359,6 @@ class FolderTree:
         if path.startswith("/"):  # as os.path.join: an absolute path stands alone
             return path
         return self._shown_prefix + path  # called for every file parsed, to name it in errors
-
-
-def _listing(files: Iterable[str], folder: str) -> tuple[list[str], list[str]]:
-    """The sub-folders and files directly inside ``folder`` of a flat file list."""
-    dirs: set[str] = set()
-    names: list[str] = []
-    for path in files:
-        if not path.startswith(folder):
-            continue
-        head, sep, _tail = path[len(folder) :].partition("/")
-        if sep:
-            dirs.add(head)
-        else:
-            names.append(head)
-    return sorted(dirs), sorted(names)
 
 
 class FileTree(FolderTree):
