@@ -318,6 +318,8 @@ class AnalysisSample:
     is_valid: bool
     software_stack: str | None
     sweep_key: str | None
+    precision: str | None = None
+    """The precision class the round states (MLPerf's ``weight_data_types``), if any."""
 
 
 @dataclass(frozen=True, slots=True)

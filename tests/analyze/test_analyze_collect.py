@@ -39,6 +39,7 @@ def _samples(seed: int, count: int = 3000) -> list[AnalysisSample]:
             (1, 2, 8, None, 0)[n % 5],
             ("cpu", "cpu-b", None)[n % 3],  # one host CPU per submitter
         )
+    n_of = {fields[0]: n for n, fields in systems.items()}  # nodes 10 and 11 state a precision
     out = []
     for _ in range(count):
         system = systems[rng.randrange(len(systems))]
@@ -61,6 +62,7 @@ def _samples(seed: int, count: int = 3000) -> list[AnalysisSample]:
                 rng.random() > 0.05,
                 rng.choice(STACKS),
                 rng.choice((None, None, None, "sweep-1")),
+                precision=(None, "FP8", "fp4")[n_of[system[0]] % 3 if n_of[system[0]] > 8 else 0],
             )
         )
     return out
@@ -80,7 +82,17 @@ def _reference(samples: list[AnalysisSample]) -> dict[str, Any]:
         count = first.accelerators_total
         if count is None:
             continue
-        platform = (s.software, s.submitter, s.division, s.accelerator, count, s.nodes, s.host_cpu)
+        precision = s.precision.lower() if s.precision else None
+        platform = (
+            s.software,
+            s.submitter,
+            s.division,
+            s.accelerator,
+            count,
+            s.nodes,
+            s.host_cpu,
+            precision,
+        )
         labels = (s.benchmark, s.scenario, s.workload, s.metric, s.unit, s.higher_is_better)
         if s.software_stack:
             by_stack = stacks.setdefault((platform, s.version, labels), {})

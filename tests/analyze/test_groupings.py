@@ -169,3 +169,30 @@ def test_twin_benchmark_and_pairs() -> None:
     assert twin_pairs([a, b], labels) == {"b": "a"}
     c = SeriesSamples("b", ("v1",), ((29000.0,),), True)
     assert twin_pairs([a, c], labels) == {}
+
+
+def test_versions_of_different_precision_classes_are_not_compared() -> None:
+    samples = [
+        _at(8, 100.0, version="v1.0", precision="fp8"),
+        _at(8, 150.0, version="v2.0", precision="FP4"),
+    ]
+    outcome = analyse(samples, [], _versions("v1.0", "v2.0"))
+    assert outcome.comparisons.comparisons == ()
+    assert outcome.gains == ()
+    same = [replace(s, precision="fp8") for s in samples]
+    (comparison,) = analyse(same, [], _versions("v1.0", "v2.0")).comparisons.comparisons
+    assert comparison.evidence.delta_pct == pytest.approx(50.0)
+    unstated = [replace(s, precision=None) for s in samples]  # nothing stated: compared
+    assert len(analyse(unstated, [], _versions("v1.0", "v2.0")).comparisons.comparisons) == 1
+
+
+def test_stacks_of_different_precision_classes_are_not_compared() -> None:
+    fp8 = [_at(8, 800.0 + i, software_stack="Runtime 1.0", precision="fp8") for i in range(3)]
+    fp4 = [
+        _at(8, 1000.0 + i, software_stack="Runtime 2.0", precision="fp4", system_key="Corp/b")
+        for i in range(3)
+    ]
+    assert analyse([*fp8, *fp4], [], _versions("v1.0")).stack_series == ()
+    same = [replace(s, precision="fp8") for s in fp4]
+    (stacks,) = analyse([*fp8, *same], [], _versions("v1.0")).stack_series
+    assert "fp8" in stacks.system

@@ -21,7 +21,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from tracker.analysis import ScalingGroup, ScalingKey, ScalingPoint, scaling_groups, scaling_key
-from tracker.analyze.groupings import RUN_METRICS, power_mode, scales_with_accelerators
+from tracker.analyze.groupings import (
+    RUN_METRICS,
+    power_mode,
+    precision_class,
+    scales_with_accelerators,
+)
 from tracker.analyze.samples import (
     Platform,
     SampleLabels,
@@ -66,6 +71,8 @@ class _Series:
     mixed: dict[str, list[tuple[str | None, float]]] = field(default_factory=dict)
     shared: bool = False
     """Whether its software-stack group has several series (values kept per stack)."""
+    precisions: dict[str, set[str]] = field(default_factory=dict)
+    """version → the precision classes its samples state (only where they state one)."""
 
 
 class _Collector:
@@ -99,6 +106,7 @@ class _Collector:
             count or 0,
             sample.nodes,
             sample.host_cpu,
+            precision_class(sample.precision),
         )
         tail: SampleLabels = (
             sample.benchmark,
@@ -131,6 +139,10 @@ class _Collector:
         )
         entry = self.series.get(labels) or self._new(labels, sample)
         values = entry.by_version[sample.version]
+        if sample.precision:
+            entry.precisions.setdefault(sample.version, set()).add(
+                precision_class(sample.precision) or ""
+            )
         if entry.count is not None:
             self._note_stack(entry, sample, values)
         values.append(sample.value)
@@ -211,6 +223,11 @@ class _Collector:
     def finish(self) -> SampleSet:
         self._finish_stacks()
         self._finish_scaling()
+        self.out.precisions = {
+            series_key(*labels): {v: frozenset(found) for v, found in entry.precisions.items()}
+            for labels, entry in self.series.items()
+            if entry.precisions
+        }
         return self.out
 
     def _finish_stacks(self) -> None:

@@ -18,6 +18,11 @@ group the analysis forms (the README's "Groupings" section says the same):
   within one round (version), division and **system family**: the same
   submitter, accelerator model, host CPU, framework and power mode. A
   power-capped system (MLPerf's ``MaxQ``) is a family of its own.
+* **Precision classes** (:func:`precision_class`): where a round states the
+  precision of a result (MLPerf's ``weight_data_types``: ``fp8``, ``fp4``, ...),
+  a series is compared across versions only where both versions state the same
+  class, and software stacks only within one class: a move from fp8 to fp4 is
+  a different configuration, not a software gain.
 * **Runs behind a score** (:data:`RUN_METRICS`): MLPerf Training stores each
   run as a sample of ``run_time_to_train_minutes`` beside the folder's official
   score (``time_to_train_minutes``, the olympic mean). The runs are shown, but
@@ -44,7 +49,9 @@ from tracker.analysis_records import SeriesInfo
 from tracker.records import AnalysisSample
 
 __all__ = [
+    "comparable_groups",
     "fold_twins",
+    "precision_class",
     "series_labels",
     "LATENCY_SCENARIOS",
     "POWER_CAPPED",
@@ -70,6 +77,12 @@ _MAXQ = re.compile(r"max[\s_-]?q(?![a-z])", re.IGNORECASE)
 
 _TWIN_SUFFIX = "-99.9"
 _PRIMARY_SUFFIX = "-99"
+
+
+def precision_class(stated: str | None) -> str | None:
+    """The precision class a result states (``FP8 `` → ``fp8``), or ``None``."""
+    text = " ".join((stated or "").split()).casefold()
+    return text or None
 
 
 def power_mode(system: str | None) -> str:
@@ -179,3 +192,24 @@ def fold_twins(
             if twin not in twins[primary]:
                 twins[primary].append(twin)
     return kept, dict(twins)
+
+
+def comparable_groups(
+    groups: Mapping[tuple[str, str], Sequence[SeriesSamples]],
+    infos: Mapping[str, SeriesInfo],
+    precisions: Mapping[str, Mapping[str, frozenset[str]]],
+) -> tuple[dict[tuple[str, str], list[SeriesSamples]], dict[str, list[str]]]:
+    """The pairs the rules allow: one precision class on both sides, twins folded
+    (:func:`fold_twins`: the kept groups and, per ``-99`` key, its twins)."""
+    kept = {
+        pair: [s for s in members if _one_precision(precisions.get(s.key), pair)]
+        for pair, members in groups.items()
+    }
+    return fold_twins(kept, infos)
+
+
+def _one_precision(by_version: Mapping[str, frozenset[str]] | None, pair: tuple[str, str]) -> bool:
+    if not by_version:
+        return True
+    before, after = by_version.get(pair[0]), by_version.get(pair[1])
+    return not before or not after or before == after

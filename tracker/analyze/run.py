@@ -74,6 +74,7 @@ from tracker.analysis_records import (
     StoredFinding,
     SweepTarget,
 )
+from tracker.analyze import groupings
 from tracker.analyze.collect import collect_samples
 from tracker.analyze.findings import (
     COMPARISON_KINDS,
@@ -85,7 +86,6 @@ from tracker.analyze.findings import (
     scaling_findings_of,
     sla_findings,
 )
-from tracker.analyze.groupings import fold_twins, series_labels, twin_pairs, twin_scaling_findings
 from tracker.analyze.samples import SampleSet, stack_series
 from tracker.analyze.samples import version_series as build_version_series
 from tracker.analyze.sweeps import sweep_targets
@@ -258,7 +258,7 @@ def _scaling(
             floor=settings.efficiency_floor,
             drop_floor=settings.efficiency_drop_floor,
         )
-        repeated = twin_scaling_findings(raised)
+        repeated = groupings.twin_scaling_findings(raised)
         issues[software] = tuple(f for f in raised if f not in repeated)
     return groups, issues
 
@@ -302,13 +302,13 @@ def analyse(
     stacks = stack_series(found) if baseline is None else ()
     pair = None if baseline is None or candidate is None else (baseline, candidate)
     groups = _merged(_pairs(series, pair, every=False), _pairs(stacks, None, every=True))
-    groups, twins = fold_twins(groups, found.infos)
+    groups, twins = groupings.comparable_groups(groups, found.infos, found.precisions)
     comparisons = _compare(groups, conf, np.random.default_rng(rng_seed), found.infos)
     drifts = detect_drifts(series, policy=conf.drift)
     change_points = outside_drifts(detect_change_points(series, policy=conf.change_points), drifts)
     scaling, issues = _scaling(found, orders, conf)
     gains = _gains(groups)
-    repeated = twin_pairs(series, series_labels(found.infos))
+    repeated = groupings.twin_pairs(series, groupings.series_labels(found.infos))
     findings = [
         *comparison_findings(comparisons, found.infos, twins),
         *change_point_findings((r for r in change_points if r.key not in repeated), found.infos),

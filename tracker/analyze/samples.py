@@ -44,8 +44,8 @@ __all__ = [
 ]
 
 Values = dict[str, list[float]]
-Platform = tuple[str, str | None, str | None, str | None, int, int | None, str | None]
-"""software, submitter, division, accelerator, accelerators, nodes, host CPU."""
+Platform = tuple[str, str | None, str | None, str | None, int, int | None, str | None, str | None]
+"""software, submitter, division, accelerator, accelerators, nodes, host CPU, precision."""
 SampleLabels = tuple[str, str, str, str, str, bool]
 """benchmark, scenario, workload, metric, unit, higher is better."""
 
@@ -63,6 +63,8 @@ class SampleSet:
     """(platform, version, labels) → software stack → samples, where two stacks or more ran."""
     samples: int = 0
     invalid: int = 0
+    precisions: dict[str, dict[str, frozenset[str]]] = field(default_factory=dict)
+    """series key → version → the precision classes its samples state (where any do)."""
 
 
 def series_key(*parts: str) -> str:
@@ -99,11 +101,11 @@ def version_series(
 
 
 def _stack_info(platform: Platform, version: str, labels: SampleLabels) -> tuple[str, SeriesInfo]:
-    software, submitter, division, accelerator, count, nodes, host = platform
+    software, submitter, division, accelerator, count, nodes, host, precision = platform
     benchmark, scenario, workload, metric, unit, higher = labels
     name = (
         f"{submitter or ''} {division or ''} {accelerator or '?'} "
-        f"x{count} ({nodes or '?'} nodes, {host or '?'})"
+        f"x{count} ({nodes or '?'} nodes, {host or '?'}{f', {precision}' if precision else ''})"
     )
     key = series_key(software, version, name, benchmark, scenario, workload, metric)
     info = SeriesInfo(

@@ -8,7 +8,7 @@ A policy file (``tracker gate --policy gate.toml``)::
     floor_single = 0.05                   # |g| floor for one value per version
     target_tokens_per_s_per_user = 50.0   # where serving sweeps are read
     efficiency_floor = 0.90               # scaling efficiency below this is a finding
-    fail_on = ["regression", "target", "scaling"]   # which kinds of finding fail
+    fail_on = ["regression", "target", "scaling", "invalid"]   # which kinds fail
     acknowledgements = "acknowledgements.toml"       # relative to this file
 
     [[threshold]]                         # per metric / benchmark / series pattern
@@ -19,8 +19,9 @@ A policy file (``tracker gate --policy gate.toml``)::
 The last ``[[threshold]]`` that matches a series wins for each knob it sets.
 ``fail_on`` kinds: ``regression`` (measured series), ``target`` (throughput at the
 interactivity target, and a target the candidate no longer reaches) and
-``scaling`` (scaling-efficiency drops of the candidate). A kind left out is
-reported, never failing.
+``scaling`` (scaling-efficiency drops of the candidate) and ``invalid`` (a
+candidate result stored as invalid where the baseline's was valid). A kind left
+out is reported, never failing; all four fail by default.
 
 An acknowledgements file, kept under version control::
 

@@ -123,12 +123,13 @@ def iter_analysis_samples(engine: Engine, batch_size: int) -> Iterator[AnalysisS
         described = _round_descriptions(connection)
         query = select(*_ANALYSIS_COLUMNS).order_by(col(Result.id))
         rows = connection.execution_options(yield_per=batch_size).execute(query)
-        for system, version, benchmark, metric, workload, value, valid, stack, sweep in rows:
+        for system, version, benchmark, metric, workload, value, valid, stack, sweep, kind in rows:
             sv, bm, mt = versions[version], benchmarks[benchmark], metrics[metric]
             sy = described.get((system, version)) or systems[system]
             yield AnalysisSample(
                 sv[0], sv[1], sy[0], sy[1], sy[2], sy[3], sy[4], sy[5], sy[6], sy[7],
                 bm[0], bm[1], workload, mt[0], mt[1], mt[2], value, valid, stack, sweep,
+                kind or None,
             )  # fmt: skip
 
 
@@ -187,6 +188,7 @@ _ANALYSIS_COLUMNS = (
     col(Result.is_valid),
     col(Result.software_stack),
     col(Result.sweep_key),
+    col(Result.extra)["weight_data_types"].as_string(),  # the precision class, where stated
 )
 _LABEL_COLUMNS: dict[type[Any], tuple[Any, ...]] = {
     SoftwareVersion: (col(SoftwareVersion.software), col(SoftwareVersion.version)),
