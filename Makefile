@@ -1,23 +1,39 @@
 # The two commands: `make demo` and `make test`. CI runs `make test` through .ci/run.
+# `make demo` installs the tracker's runtime only; `make test`, `lint` and `bench` add the
+# development tools (the `dev` dependency group: pytest, mypy, ruff, Playwright, ...).
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed
+RUNTIME_STAMP := $(VENV)/.installed-runtime
+DEV_STAMP := $(VENV)/.installed-dev
 
-.PHONY: demo test lint bench install clean
+.PHONY: demo test lint bench install install-dev clean
 
-$(STAMP): pyproject.toml
+$(BIN)/python:
+	@echo "==> Creating the virtual environment $(VENV) with $(PYTHON)"
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[postgres]' --group dev
-	touch $(STAMP)
+	@echo "==> Upgrading pip in $(VENV) (dependency groups need pip 25.1 or newer)"
+	$(BIN)/python -m pip install --upgrade pip
 
-install: $(STAMP)
+$(RUNTIME_STAMP): pyproject.toml | $(BIN)/python
+	@echo "==> Installing the tracker and its runtime dependencies into $(VENV) (editable, with the postgres extra)"
+	$(BIN)/python -m pip install -e '.[postgres]'
+	touch $(RUNTIME_STAMP)
 
-demo: $(STAMP)
+$(DEV_STAMP): pyproject.toml $(RUNTIME_STAMP)
+	@echo "==> Installing the development tools (dependency group dev) into $(VENV)"
+	$(BIN)/python -m pip install -e '.[postgres]' --group dev
+	touch $(DEV_STAMP)
+
+install: $(RUNTIME_STAMP)
+
+install-dev: $(DEV_STAMP)
+
+demo: $(RUNTIME_STAMP)
+	@echo "==> Running the demo: example data, ingest, analysis, report in demo/site/, a gate"
 	$(BIN)/tracker demo --out demo
 
-lint: $(STAMP)
+lint: $(DEV_STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy tracker
@@ -25,7 +41,7 @@ lint: $(STAMP)
 test: lint
 	$(BIN)/python -m pytest
 
-bench: $(STAMP)
+bench: $(DEV_STAMP)
 	$(BIN)/python benchmarks/run.py
 	set -e; for script in benchmarks/bench_*.py; do $(BIN)/python $$script; done
 
