@@ -179,9 +179,12 @@ def test_demo_gates_the_newest_version_and_finds_the_planted_regression(
 ) -> None:
     _out, stdout = demo_output
     gate_lines = [line for line in stdout.splitlines() if line.startswith("gate: ")]
-    assert gate_lines and gate_lines[0].startswith("gate: 1 (")
-    assert "1.1.0 → 1.2.0" in gate_lines[0]
-    assert "isl1024-osl1024" in stdout and "-8.0% (worse)" in stdout
+    # one planted regression, one issue: every point of the sweep, both forms, the target
+    assert gate_lines == ["gate: 1 (1 regression, 1.1.0 → 1.2.0)"]
+    assert (
+        "  example-llm-70b · concurrency · isl1024-osl1024: -8.0% (worse; CI [-9.3%, -5.4%]) "
+        "at c2–c32 and at 50 tokens/s/user\n"
+    ) in stdout
 
 
 def test_demo_gate_through_the_cli_exits_1(demo_dir: Path) -> None:

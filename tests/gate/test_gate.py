@@ -116,8 +116,13 @@ def test_markdown_names_the_series_and_goes_to_the_step_summary(
     assert done.exit_code == 1, done.stderr
     md = done.stdout
     assert md.startswith("## ❌ gate: 1 (")
-    assert "isl1024-osl1024 · output_tokens_per_s_per_accelerator at 50 tokens/s/user" in md
-    assert "| -8.0% (worse) |" in md and "](site/compare/stack-2-0-12-2-0-13-" in md
+    # one issue: the sweep's points, both forms and the series at the target
+    assert (
+        "| failing | measured, at target | [example-llm-70b · concurrency · isl1024-osl1024 " in md
+    )
+    assert "at c2–c8 and at 50 tokens/s/user](site/compare/stack-2-0-12-2-0-13-" in md
+    assert "output_tokens_per_s and per accelerator · 7 series |" in md
+    assert "| -8.0% (worse) |" in md
     assert "family size" in md
     assert summary.read_text("utf-8") == "earlier step\n" + md + "\n"
 

@@ -7,15 +7,27 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from tracker.analysis import Reach, Verdict
 from tracker.analysis_records import StoredFinding
+from tracker.analyze.issues import Cause, cause_of, group_by, where
 from tracker.analyze.run import AnalysisOutcome
 
-__all__ = ["FINDING_COLUMNS", "finding_cells", "finding_json", "summary_lines"]
+__all__ = [
+    "FINDING_COLUMNS",
+    "finding_cells",
+    "finding_issues",
+    "finding_json",
+    "finding_lines",
+    "id_ranges",
+    "issue_text",
+    "summary_lines",
+]
 
-FINDING_COLUMNS = ("id", "status", "kind", "series", "versions", "change", "q", "method")
+FINDING_COLUMNS = ("id", "status", "kind", "change", "versions", "q", "method", "series")
+"""The columns of ``tracker findings``: one line per issue (its first finding's id)."""
 
 
 def _pct(value: float | None) -> str:
@@ -112,8 +124,69 @@ def summary_lines(outcome: AnalysisOutcome) -> list[str]:
     return lines
 
 
-def finding_json(finding: StoredFinding) -> dict[str, Any]:
-    """One stored finding as a JSON object (``tracker findings --format json``)."""
+def _cause(finding: StoredFinding) -> Cause | None:
+    ev = finding.evidence
+    names = ("software", "system", "benchmark", "scenario", "workload", "metric")
+    labels = [ev.get(k) for k in names]
+    if not all(isinstance(v, str) for v in labels):
+        return None
+    software, system, benchmark, scenario, workload, metric = (str(v) for v in labels)
+    return cause_of(software, system, benchmark, scenario, workload, metric)
+
+
+def _issue_key(finding: StoredFinding) -> tuple[object, ...]:
+    cause = _cause(finding)
+    about: object = finding.series_key if cause is None else cause.key
+    return (
+        finding.kind,
+        finding.status,
+        finding.is_current,
+        about,
+        finding.baseline_version,
+        finding.candidate_version,
+    )
+
+
+def finding_issues(found: Sequence[StoredFinding]) -> list[list[StoredFinding]]:
+    """``found`` as issues: findings of one kind, triage state and version pair that share a
+    cause (:mod:`tracker.analyze.issues`), in the order of their first finding."""
+    return group_by(found, _issue_key)
+
+
+def issue_text(members: Sequence[StoredFinding]) -> str:
+    """The series of one finding, or for an issue the curve, metric and points."""
+    head = members[0]
+    causes = [c for c in (_cause(m) for m in members) if c is not None]
+    if len(members) == 1 or len(causes) != len(members):
+        return head.series_key
+    software, system, benchmark, scenario, curve, metric = causes[0].key
+    plain = {c.per_accelerator for c in causes if not c.target}
+    forms = {
+        frozenset({True, False}): f"{metric} and per accelerator",
+        frozenset({True}): f"{metric}_per_accelerator",
+        frozenset({False}): metric,
+    }.get(frozenset(plain), str(head.evidence.get("metric", metric)))
+    at = where(causes)
+    ids = id_ranges(m.id for m in members)
+    text = "|".join((software, system, benchmark, scenario, curve, forms))
+    return f"{text} {at} ({len(members)} findings: {ids})".replace("  ", " ")
+
+
+def id_ranges(ids: Iterable[int]) -> str:
+    """``3–13, 15``: ids with runs of neighbours as ranges."""
+    runs: list[list[int]] = []
+    for n in sorted(set(ids)):
+        if runs and n == runs[-1][-1] + 1:
+            runs[-1].append(n)
+        else:
+            runs.append([n])
+    return ", ".join(f"{r[0]}–{r[-1]}" if len(r) > 1 else str(r[0]) for r in runs)
+
+
+def finding_json(finding: StoredFinding, issue: Sequence[StoredFinding] = ()) -> dict[str, Any]:
+    """One stored finding as a JSON object (``tracker findings --format json``); ``issue``:
+    the findings of its issue (its ``issue`` names them)."""
+    members = issue or (finding,)
     return {
         "id": finding.id,
         "fingerprint": finding.fingerprint,
@@ -127,13 +200,27 @@ def finding_json(finding: StoredFinding) -> dict[str, Any]:
         "candidate_version": finding.candidate_version,
         "change_pct": finding.change_pct,
         "evidence": dict(finding.evidence),
+        "issue": {
+            "id": members[0].id,
+            "members": [m.id for m in members],
+            "series": issue_text(members),
+        },
         "created_at": finding.created_at.isoformat(),
         "updated_at": finding.updated_at.isoformat(),
     }
 
 
-def finding_cells(finding: StoredFinding) -> tuple[str, ...]:
-    """One stored finding as the cells of :data:`FINDING_COLUMNS`."""
+def _change(members: Sequence[StoredFinding]) -> str:
+    values = sorted({_pct(m.change_pct) for m in members} - {""})
+    if len(values) <= 1:
+        return values[0] if values else ""
+    ordered = sorted((m.change_pct for m in members if m.change_pct is not None), key=abs)
+    return f"{_pct(ordered[0])}..{_pct(ordered[-1])}"
+
+
+def finding_cells(members: Sequence[StoredFinding]) -> tuple[str, ...]:
+    """One issue (its findings) as the cells of :data:`FINDING_COLUMNS`."""
+    finding = members[0]
     versions = " -> ".join(v for v in (finding.baseline_version, finding.candidate_version) if v)
     q = finding.evidence.get("q_value")
     status = finding.status if finding.is_current else f"{finding.status} (not found now)"
@@ -141,9 +228,25 @@ def finding_cells(finding: StoredFinding) -> tuple[str, ...]:
         str(finding.id),
         status,
         finding.kind,
-        finding.series_key,
+        _change(members),
         versions,
-        _pct(finding.change_pct),
         f"{q:.3g}" if isinstance(q, int | float) else "",
         finding.method,
+        issue_text(members),
     )
+
+
+def finding_lines(found: Sequence[StoredFinding], status: str) -> list[str]:
+    """``tracker findings``: a title, then one line per issue, columns aligned; the series
+    is last and never cut (a long one runs on)."""
+    issues = finding_issues(found)
+    title = (
+        f"{len(found)} findings ({status}), {len(issues)} issue{'s' if len(issues) != 1 else ''}"
+    )
+    rows = [FINDING_COLUMNS, *(finding_cells(i) for i in issues)]
+    widths = [max(len(r[c]) for r in rows) for c in range(len(FINDING_COLUMNS) - 1)]
+    lines = [title]
+    for row in rows if issues else ():
+        cells = [cell.ljust(w) for cell, w in zip(row, widths, strict=False)]
+        lines.append("  ".join([*cells, row[-1]]).rstrip())
+    return lines

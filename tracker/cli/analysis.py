@@ -7,13 +7,9 @@ commands, so that ``tracker ingest`` and ``--help`` start fast.
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import click
-from rich.console import Console
-from rich.table import Table
-from rich.text import Text
 
 from tracker.analysis_records import FINDING_STATUSES
 from tracker.cli.common import count_bar, echo_label, now, open_store
@@ -98,6 +94,11 @@ def analyze(
 def findings(ctx: click.Context, status: str, output_format: str) -> None:
     """List the stored findings with their evidence and triage state.
 
+    Findings that share a cause (the points of one sweep, the per-accelerator
+    form, the series at the interactivity target) are one issue, one line, under
+    the id of its first finding; the JSON lists every finding, each naming its
+    issue and the issue's members.
+
     \b
     Example:
         tracker findings
@@ -105,40 +106,85 @@ def findings(ctx: click.Context, status: str, output_format: str) -> None:
     """
     if ctx.invoked_subcommand is not None:
         return
-    from tracker.analyze.summary import FINDING_COLUMNS, finding_cells, finding_json
+    from tracker.analyze.summary import finding_issues, finding_json, finding_lines
 
     with open_store(ctx) as store:
         found = store.list_findings(status=None if status == "all" else status)
     if output_format == "json":
-        click.echo(json.dumps([finding_json(f) for f in found], indent=2, sort_keys=True))
+        docs = [finding_json(f, issue) for issue in finding_issues(found) for f in issue]
+        docs.sort(key=lambda d: int(d["id"]))
+        click.echo(json.dumps(docs, indent=2, sort_keys=True))
         return
-    table = Table(*FINDING_COLUMNS, title=f"{len(found)} findings ({status})")
-    for finding in found:
-        table.add_row(*(Text(terminal_text(cell)) for cell in finding_cells(finding)))
-    Console(width=None if sys.stdout.isatty() else 200).print(table)
+    for line in finding_lines(found, status):
+        click.echo(terminal_text(line))
 
 
 @findings.command("set-status")
 @click.argument("finding_id", type=int)
 @click.argument("status", type=click.Choice(FINDING_STATUSES))
-@click.option("--note", help="Why; kept with the finding.")
+@click.option("--note", help="Why (and who); kept with the finding, shown by the gate.")
+@click.option(
+    "--acknowledgements",
+    "acknowledgements_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Also append the issue to this acknowledgements file (TOML, made when missing) "
+    "for version control; needs --note and acknowledged or expected.",
+)
 @click.pass_context
-def findings_set_status(ctx: click.Context, finding_id: int, status: str, note: str | None) -> None:
-    """Triage one finding: acknowledged, expected, fixed, or open again.
+def findings_set_status(
+    ctx: click.Context,
+    finding_id: int,
+    status: str,
+    note: str | None,
+    acknowledgements_file: Path | None,
+) -> None:
+    """Triage one issue: acknowledged, expected, fixed, or open again.
 
-    Analysis keeps the status while the finding still holds.
+    The status applies to the finding and the other findings of its issue (the
+    line `tracker findings` shows under its id). Analysis keeps the status while
+    a finding still holds. `tracker gate` counts a finding of the candidate
+    acknowledged or expected as acknowledged, with the note as the reason; an
+    entry of the gate's acknowledgements file wins where both apply.
 
     \b
     Example:
         tracker findings set-status 12 expected --note "FP8 KV cache: known trade-off"
+        tracker findings set-status 12 acknowledged --note "perf-team: new scheduler" \\
+            --acknowledgements gate/acknowledgements.toml
     """
+    from tracker.analyze.summary import finding_issues, issue_text
+    from tracker.gate.triage import TRIAGED, acknowledgement_entries, append_entries
+
     if not 1 <= finding_id <= MAX_FINDING_ID:
         raise ConfigError(
             f"no finding has id {finding_id}; list them with `tracker findings --status all`"
         )
+    if acknowledgements_file is not None and (status not in TRIAGED or not (note or "").strip()):
+        raise ConfigError(
+            "--acknowledgements needs a status of acknowledged or expected and a --note "
+            "(the entry's reason)"
+        )
     with open_store(ctx) as store:
-        finding = store.set_finding_status(finding_id, status=status, note=note)
-    echo_label(f"Finding {finding.id} ({finding.kind}, {finding.series_key}): {finding.status}")
+        issue = next(
+            (i for i in finding_issues(store.list_findings()) if finding_id in {f.id for f in i}),
+            None,
+        )
+        if issue is None:
+            store.set_finding_status(finding_id, status=status, note=note)  # names the error
+            raise ConfigError(f"no finding has id {finding_id}")
+        total = 0
+        if acknowledgements_file is not None:  # first: a file that cannot be written stops it
+            entries = acknowledgement_entries(issue, reason=note or "", title=issue_text(issue))
+            total = append_entries(acknowledgements_file, entries)
+        done = [store.set_finding_status(f.id, status=status, note=note) for f in issue]
+    head = next(f for f in done if f.id == finding_id)
+    more = f" and {len(done) - 1} more of its issue" if len(done) > 1 else ""
+    echo_label(f"Finding {head.id}{more} ({head.kind}, {issue_text(issue)}): {head.status}")
+    if acknowledgements_file is not None:
+        echo_label(
+            f"Appended to {acknowledgements_file} ({total} entries now): commit it; "
+            f"the gate reads it through the policy's acknowledgements key"
+        )
 
 
 @click.command()

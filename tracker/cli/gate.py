@@ -13,11 +13,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
+from rich import box
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
 from tracker.cli.common import echo_label, now, open_store, progress_bar
+from tracker.errors import ConfigError
 from tracker.text_safety import terminal_text
 
 if TYPE_CHECKING:
@@ -49,6 +51,11 @@ if TYPE_CHECKING:
     "report_dir",
     help="Report folder (as seen by the reader) to link each series into, e.g. site.",
 )
+@click.option(
+    "--report-url",
+    help="Where the report is published, e.g. https://ci.example/run/42/site: absolute links "
+    "(for $GITHUB_STEP_SUMMARY); replaces --report for the links.",
+)
 @click.pass_context
 def gate(
     ctx: click.Context,
@@ -58,8 +65,14 @@ def gate(
     output_format: str,
     strict: bool,
     report_dir: str | None,
+    report_url: str | None,
 ) -> None:
     """Gate a release: exit 1 when the candidate regressed against the baseline.
+
+    Findings that share a cause (the points of one sweep, the per-accelerator
+    form, the series at the interactivity target) are one issue, one line;
+    baseline series without a candidate result are listed as missing. A stored
+    finding triaged as acknowledged or expected counts as acknowledged.
 
     Exit codes: 0 no regression (improvements never fail; acknowledged ones are
     listed); 1 at least one regression; 2 usage, configuration or data error
@@ -73,11 +86,18 @@ def gate(
     Example:
         tracker gate --baseline 2.0.12 --candidate 2.0.13 --format markdown
         tracker gate --candidate 2.0.13 --policy gate.toml --strict --report site
+        tracker gate --candidate 2.0.13 --format markdown --report-url https://ci.example/site
     """
     from tracker.gate.decision import run_gate
     from tracker.gate.output import gate_json, gate_markdown
     from tracker.gate.policy import GatePolicy, load_policy
 
+    if report_url is not None and "://" not in report_url:
+        raise ConfigError(
+            f"--report-url {report_url!r} is not a URL: give one with its scheme, e.g. "
+            "https://ci.example/site (or --report DIR for a folder)"
+        )
+    links = report_url or report_dir
     rules = load_policy(policy) if policy is not None else GatePolicy()
     with open_store(ctx) as store:
         result = run_gate(
@@ -88,9 +108,9 @@ def gate(
             today=datetime.now(UTC).date(),
             strict=strict,
         )
-    markdown = gate_markdown(result, report=report_dir)
+    markdown = gate_markdown(result, report=links)
     if output_format == "json":
-        click.echo(gate_json(result, report=report_dir))
+        click.echo(gate_json(result, report=links))
     elif output_format == "markdown":
         click.echo(markdown, nl=False)
     else:
@@ -114,19 +134,37 @@ def _append_step_summary(summary_file: str, markdown: str) -> None:
         )
 
 
+def output_width() -> int | None:
+    """The text width: the terminal's (rich reads it, and ``COLUMNS``); without a terminal
+    ``COLUMNS``, else 100."""
+    if sys.stdout.isatty():
+        return None
+    columns = os.environ.get("COLUMNS", "").strip()
+    return int(columns) if columns.isdigit() and int(columns) > 0 else 100
+
+
+def _cell(text: str) -> Text:
+    return Text("\n".join(terminal_text(line) for line in text.split("\n")))
+
+
 def _echo_gate_table(result: GateResult) -> None:
     from tracker.gate.output import (
         GATE_COLUMNS,
-        gate_cells,
+        issue_cells,
         settings_lines,
     )
 
-    console = Console(width=None if sys.stdout.isatty() else 200)
+    console = Console(width=output_width())
     console.print(terminal_text(result.summary), markup=False, highlight=False)
-    if result.items:
-        table = Table(*GATE_COLUMNS)
-        for item in result.items:
-            table.add_row(*(Text(terminal_text(cell)) for cell in gate_cells(item)))
+    if result.issues:
+        table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False, expand=True)
+        verdict, check, change, issue = GATE_COLUMNS
+        table.add_column(verdict, no_wrap=True)
+        table.add_column(check, max_width=11)
+        table.add_column(change, max_width=18)
+        table.add_column(issue, ratio=1, overflow="fold")
+        for found in result.issues:
+            table.add_row(*(_cell(cell) for cell in issue_cells(result, found)))
         console.print(table)
     for line in settings_lines(result):
         console.print(terminal_text(line), markup=False, highlight=False)
@@ -159,7 +197,7 @@ def demo(ctx: click.Context, out: Path) -> None:
         summary_lines,
     )
     from tracker.demo.run import prepare_demo_folder, run_demo
-    from tracker.gate.output import gate_cells
+    from tracker.gate.output import issue_line
 
     root = ctx.find_root()
     given = root.get_parameter_source("database_url") == click.core.ParameterSource.COMMANDLINE
@@ -179,6 +217,6 @@ def demo(ctx: click.Context, out: Path) -> None:
     for line in summary_lines(outcome.analysis):
         echo_label(line)
     echo_label(outcome.gate.summary)
-    for item in outcome.gate.with_state("failing"):
-        echo_label(f"  {' | '.join(gate_cells(item)[1:5])}")
+    for issue in outcome.gate.issues_in("failing"):
+        echo_label(f"  {issue_line(issue)}")
     echo_label(f"Report: {outcome.index_page.resolve()}")

@@ -16,8 +16,13 @@ and decides (SPEC §6):
   items: a series with a candidate result stored as invalid where the baseline has a
   valid one (:mod:`tracker.gate.invalid`; such a result is otherwise left out of the
   comparison), with the stored reason;
+  ``missing`` items: a baseline series without a candidate result
+  (:mod:`tracker.gate.missing`; not failing unless ``fail_on`` lists it);
 * an item of a kind the policy does not ``fail_on``, or covered by an unexpired
-  acknowledgement, does not fail; improvements never fail;
+  acknowledgement (of the file, or a stored finding triaged as acknowledged or
+  expected: :mod:`tracker.gate.triage`), does not fail; improvements never fail;
+* items that share a cause are one issue (:mod:`tracker.gate.issues`): the summary
+  counts issues, the formats print one line per issue, the JSON keeps every item;
 * exit 0 nothing failing; 1 at least one failing item; 3 (only ``strict``) nothing
   failing but SUSPECT or INCONCLUSIVE results that are not acknowledged.
   Exit 2 (usage, configuration, data) is raised as :class:`~tracker.errors.ConfigError`
@@ -40,18 +45,20 @@ from tracker.analyze.run import AnalysisOutcome, AnalysisSettings, analyse
 from tracker.errors import EXIT_GATE_FAILED, EXIT_OK, EXIT_STRICT_SUSPECT, ConfigError
 from tracker.gate.invalid import KIND_INVALID, InvalidCandidate, InvalidWatch, invalid_items
 from tracker.gate.invalid import with_reasons as invalid_with_reasons
+from tracker.gate.issues import GateIssue, gate_issues, sweep_points
 from tracker.gate.items import (
     STATE_ACKNOWLEDGED,
     STATE_FAILING,
-    STATE_IMPROVEMENT,
     STATE_INCONCLUSIVE,
-    STATE_NOT_GATED,
+    STATE_ORDER,
     STATE_SUSPECT,
     GateItem,
     base_item,
     item_state,
 )
+from tracker.gate.missing import KIND_MISSING, baseline_series, count_text, missing_items
 from tracker.gate.policy import GatePolicy
+from tracker.gate.triage import stored_triage
 from tracker.records import OUTPUT_TOKENS_PER_S, VersionInfo
 from tracker.versions import order_versions
 
@@ -59,6 +66,7 @@ if TYPE_CHECKING:
     from tracker.store.facade import Store
 
 __all__ = [
+    "GateIssue",
     "GateItem",
     "GateResult",
     "evaluate_gate",
@@ -82,30 +90,46 @@ class GateResult:
     family_method: str
     policy: GatePolicy
     version_order: Mapping[str, tuple[str, ...]]
+    issues: tuple[GateIssue, ...] = ()
+    baseline_series: int = 0
+    """Series of the candidate's software with a baseline result (missing ones included)."""
 
     def with_state(self, state: str) -> tuple[GateItem, ...]:
         """The items in ``state``."""
         return tuple(i for i in self.items if i.state == state)
 
+    def issues_in(self, state: str) -> tuple[GateIssue, ...]:
+        """The issues in ``state``."""
+        return tuple(i for i in self.issues if i.state == state)
+
+    @property
+    def missing(self) -> tuple[GateItem, ...]:
+        """The baseline series without a candidate result."""
+        return tuple(i for i in self.items if i.kind == KIND_MISSING)
+
     @property
     def summary(self) -> str:
-        """One line: the exit code and what it means."""
-        failing = self.with_state(STATE_FAILING)
-        doubtful = len(self.with_state(STATE_SUSPECT)) + len(self.with_state(STATE_INCONCLUSIVE))
-        acked = len(self.with_state(STATE_ACKNOWLEDGED))
+        """One line: the exit code and what it means, counting issues (and missing series)."""
+        failing = self.issues_in(STATE_FAILING)
+        doubtful = len(self.issues_in(STATE_SUSPECT)) + len(self.issues_in(STATE_INCONCLUSIVE))
+        acked = len(self.issues_in(STATE_ACKNOWLEDGED))
         pair = f"{self.baseline} → {self.candidate}"
+        missing = count_text(self.missing, self.baseline_series)
+        missing_fails = any(i.kinds[0] == KIND_MISSING for i in failing)
         if self.exit_code == EXIT_GATE_FAILED:
-            invalid = sum(i.kind == KIND_INVALID for i in failing)
-            regressed = len(failing) - invalid
-            what = f"{regressed} regression{'s' if regressed != 1 else ''}"
-            if invalid:
-                what = f"{what}, {invalid} invalid" if regressed else f"{invalid} invalid"
-            return f"gate: {self.exit_code} ({what}, {pair})"
+            invalid = sum(i.kinds[0] == KIND_INVALID for i in failing)
+            regressed = sum(i.kinds[0] not in (KIND_INVALID, KIND_MISSING) for i in failing)
+            parts = [f"{regressed} regression{'s' if regressed != 1 else ''}"] if regressed else []
+            parts += [f"{invalid} invalid"] if invalid else []
+            parts += [missing] if missing_fails else []
+            note = f"; {missing}" if missing and not missing_fails else ""
+            return f"gate: {self.exit_code} ({', '.join(parts)}{note}, {pair})"
+        note = f"; {missing}" if missing else ""
         if self.exit_code == EXIT_STRICT_SUSPECT:
             doubts = f"{doubtful} suspect or inconclusive, strict"
-            return f"gate: {EXIT_STRICT_SUSPECT} (no regression; {doubts}, {pair})"
-        note = f"; {acked} acknowledged" if acked else ""
-        note += f"; {doubtful} suspect or inconclusive" if doubtful else ""
+            return f"gate: {EXIT_STRICT_SUSPECT} (no regression; {doubts}{note}, {pair})"
+        note = (f"; {acked} acknowledged" if acked else "") + note
+        note = (f"; {doubtful} suspect or inconclusive" if doubtful else "") + note
         return f"gate: {EXIT_OK} (no regression{note}, {pair})"
 
 
@@ -222,16 +246,6 @@ def _scaling_item(software: str, f: ScalingFinding, policy: GatePolicy, today: d
     )
 
 
-_ORDER = {
-    STATE_FAILING: 0,
-    STATE_SUSPECT: 1,
-    STATE_INCONCLUSIVE: 2,
-    STATE_ACKNOWLEDGED: 3,
-    STATE_NOT_GATED: 4,
-    STATE_IMPROVEMENT: 5,
-}
-
-
 def _exit_code(items: Sequence[GateItem], strict: bool) -> int:
     states = {i.state for i in items}
     if STATE_FAILING in states:
@@ -294,7 +308,17 @@ def evaluate_gate(
     items += _scaling_items(outcome, policy, candidate, today)
     items += found_invalid
     compared = {c.key for c in pair} | set(run.missing) | {i.key for i in found_invalid}
-    items.sort(key=lambda i: (_ORDER[i.state], i.kind, i.key))
+    softwares = {outcome.infos[k].software for k in compared if k in outcome.infos}
+    items += missing_items(
+        outcome,
+        policy,
+        baseline=baseline,
+        candidate=candidate,
+        softwares=softwares,
+        reported={i.key for i in items},
+        today=today,
+    )
+    items.sort(key=lambda i: (STATE_ORDER[i.state], i.kind, i.key))
     return GateResult(
         baseline=baseline,
         candidate=candidate,
@@ -306,6 +330,8 @@ def evaluate_gate(
         family_method=run.family_method,
         policy=policy,
         version_order=outcome.version_order,
+        issues=gate_issues(items, sweep_points(outcome, baseline, candidate)),
+        baseline_series=baseline_series(outcome, baseline, softwares),
     )
 
 
@@ -351,9 +377,10 @@ def run_gate(
         candidate=second,
     )
     invalid = invalid_with_reasons(store, second, watch.found(), outcome.infos)
+    triage = stored_triage(store.list_findings(), second)
     return evaluate_gate(
         outcome,
-        policy,
+        replace(policy, triage=triage),
         baseline=first,
         candidate=second,
         today=today,

@@ -133,7 +133,7 @@ def invalid_items(
             continue
         ack = policy.acknowledgement_for(f.key, candidate, today=today)
         what = "result" if f.total == 1 else f"{f.invalid} of {f.total} results"
-        detail = f"candidate {what} stored as invalid" + (f": {f.reason}" if f.reason else "")
+        detail = f"candidate {what} invalid" + (f": {f.reason}" if f.reason else "")
         items.append(
             replace(
                 base_item(infos[f.key], f.key, KIND_INVALID, baseline, candidate),

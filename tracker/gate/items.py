@@ -18,7 +18,9 @@ __all__ = [
     "STATE_IMPROVEMENT",
     "STATE_INCONCLUSIVE",
     "STATE_NOT_GATED",
+    "STATE_ORDER",
     "STATE_SUSPECT",
+    "CHECKS",
     "GateItem",
     "base_item",
     "item_state",
@@ -30,6 +32,25 @@ STATE_NOT_GATED = "not gated"
 STATE_SUSPECT = "suspect"
 STATE_INCONCLUSIVE = "inconclusive"
 STATE_IMPROVEMENT = "improvement"
+
+CHECKS = {
+    "regression": "measured",
+    "target": "at target",
+    "scaling": "scaling",
+    "invalid": "invalid",
+    "missing": "missing",
+}
+"""Each item kind (which check found it) in the words of the gate's "check" column."""
+
+STATE_ORDER = {
+    STATE_FAILING: 0,
+    STATE_SUSPECT: 1,
+    STATE_INCONCLUSIVE: 2,
+    STATE_ACKNOWLEDGED: 3,
+    STATE_NOT_GATED: 4,
+    STATE_IMPROVEMENT: 5,
+}
+"""The states, worst first: how items and issues are sorted, and an issue's state."""
 
 
 @dataclass(frozen=True, slots=True)

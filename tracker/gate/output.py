@@ -22,20 +22,24 @@ from dataclasses import asdict
 from typing import Any
 from urllib.parse import quote
 
-from tracker.gate.decision import GateItem, GateResult
+from tracker.gate.decision import GateIssue, GateItem, GateResult
 from tracker.report.urls import benchmark_href, compare_href
 from tracker.text_safety import json_text, markdown_text
 
 __all__ = [
     "GATE_COLUMNS",
-    "gate_cells",
     "gate_json",
     "gate_markdown",
+    "issue_cells",
+    "issue_line",
     "item_link",
     "settings_lines",
 ]
 
-GATE_COLUMNS = ("state", "kind", "series", "versions", "Δ%", "CI (Δ%)", "p / q", "method, n")
+GATE_COLUMNS = ("verdict", "check", "change", "issue")
+"""The text table's columns: the gate's verdict on the issue, which check found it."""
+
+MARKDOWN_COLUMNS = ("verdict", "check", "issue", "versions", "Δ%", "CI (Δ%)", "p / q", "method, n")
 
 
 def _has_page(order: Sequence[str], baseline: str, candidate: str) -> bool:
@@ -58,16 +62,14 @@ def item_link(result: GateResult, item: GateItem, report: str | None) -> str | N
     return base + benchmark_href(item.benchmark, item.scenario)
 
 
-def _series(item: GateItem) -> str:
-    parts = [item.system, item.benchmark, item.scenario, item.workload, item.metric]
-    return " · ".join(p for p in parts if p)
-
-
-def _delta(item: GateItem) -> str:
-    if item.delta_pct is None:
-        return item.detail or "—"
-    word = "worse" if item.worse else "better"
-    return f"{item.delta_pct:+.1f}% ({word})"
+def _delta(issue: GateIssue) -> str:
+    """The change in words: one figure, or the range over the members."""
+    deltas = sorted(issue.deltas, key=abs)
+    if not deltas:
+        return "—"
+    word = "worse" if issue.headline.worse else "better"
+    low, high = f"{deltas[0]:+.1f}%", f"{deltas[-1]:+.1f}%"
+    return f"{low} ({word})" if low == high else f"{low} to {high} ({word})"
 
 
 def _ci(item: GateItem) -> str:
@@ -90,18 +92,51 @@ def _method(item: GateItem) -> str:
     return f"{item.method}, n={item.n_baseline}/{item.n_candidate}"
 
 
-def gate_cells(item: GateItem) -> tuple[str, ...]:
-    """One row of the text table (columns :data:`GATE_COLUMNS`)."""
-    return (
-        item.state,
-        item.kind,
-        f"{item.software} | {_series(item)}",
-        f"{item.baseline} → {item.candidate}",
-        _delta(item),
-        _ci(item),
-        _pq(item),
-        _method(item),
-    )
+def _versions(item: GateItem) -> str:
+    return f"{item.baseline} → {item.candidate}"
+
+
+def _acknowledged(issue: GateIssue) -> str:
+    """Who and why, for an acknowledged issue (empty otherwise)."""
+    acks = [m.acknowledgement for m in issue.members if m.acknowledgement is not None]
+    if not acks:
+        return ""
+    ack = acks[0]
+    source = ack.source.replace("\\", "/").rsplit("/", 1)[-1]
+    who = "; ".join(p for p in (ack.author, source) if p)
+    return f"acknowledged: {ack.reason}" + (f" ({who})" if who else "")
+
+
+def issue_line(issue: GateIssue) -> str:
+    """One line: ``example-llm-70b · concurrency · isl1024-osl1024: -8.0% (worse; CI
+    [-9.3%, -5.4%]) at c2–c32 and at 50 tokens/s/user``, or the headline's detail."""
+    h = issue.headline
+    if issue.deltas:
+        what = _delta(issue)
+        if h.ci_pct is not None:
+            what = what[:-1] + f"; CI {_ci(h)})"
+    else:
+        what = h.detail or h.verdict
+    return " ".join(p for p in (f"{issue.title}: {what}", issue.where) if p)
+
+
+def issue_cells(result: GateResult, issue: GateIssue) -> tuple[str, ...]:
+    """One row of the text table (columns :data:`GATE_COLUMNS`); cells may hold lines."""
+    h = issue.headline
+    change = _delta(issue) + (f"\nCI {_ci(h)}" if h.ci_pct is not None else "")
+    lines = [" ".join(p for p in (issue.title, issue.where) if p), issue.series]
+    lines += [d for d in issue.details if not issue.deltas or d != h.detail][:2]
+    if not issue.deltas and not issue.details:
+        lines.append(h.verdict)
+    facts = [f"q {_number(h.q_value)}"] if h.q_value is not None else []
+    facts += [_method(h)] if h.method else []
+    if (h.baseline, h.candidate) != (result.baseline, result.candidate):
+        facts.append(_versions(h))
+    if len(issue.members) > 1:
+        facts.append(f"{len(issue.members)} series")
+    lines += [" · ".join(facts)] if facts else []
+    lines += [_acknowledged(issue)] if _acknowledged(issue) else []
+    return (issue.state, issue.check.replace(", ", ",\n"), change, "\n".join(lines))
 
 
 def settings_lines(result: GateResult) -> list[str]:
@@ -109,7 +144,12 @@ def settings_lines(result: GateResult) -> list[str]:
     p = result.policy
     lines = [
         f"Compared {result.compared} series of {result.baseline} → {result.candidate}; "
-        f"family size {result.family_size} ({result.family_method.upper()}).",
+        f"family size {result.family_size} ({result.family_method.upper()})"
+        + (
+            f"; {len(result.missing)} baseline series without a candidate result."
+            if result.missing
+            else "."
+        ),
         f"Settings: q {p.q_level:g}; floors {p.floor_repeats:.0%} with repeats, "
         f"{p.floor_single:.0%} single value (regression past 2× with no history); "
         f"target {p.target_tokens_per_s_per_user:g} tokens/s/user; "
@@ -119,7 +159,8 @@ def settings_lines(result: GateResult) -> list[str]:
         + ".",
         f"Policy: {p.source or 'defaults'}; {len(p.thresholds)} thresholds; "
         f"acknowledgements: {p.acknowledgements_source or 'none'} "
-        f"({len(p.acknowledgements)} entries).",
+        f"({len(p.acknowledgements)} entries); stored triage: {len(p.triage)} findings "
+        f"acknowledged or expected (the file wins where both apply).",
     ]
     return lines
 
@@ -130,25 +171,40 @@ brackets, control characters) is percent-encoded."""
 
 
 def gate_markdown(result: GateResult, *, report: str | None = None) -> str:
-    """A Markdown summary: the verdict, a table of every reported series, the settings."""
+    """A Markdown summary: the verdict, a table of every issue, the settings."""
     icon = {0: "✅", 1: "❌", 3: "⚠️"}.get(result.exit_code, "")
     out = [f"## {icon} {markdown_text(result.summary)}".replace("  ", " "), ""]
-    if result.items:
-        out.append("| state | kind | series | versions | Δ% | CI (Δ%) | p / q | method, n |")
-        out.append("| --- | --- | --- | --- | --- | --- | --- | --- |")
-        for item in result.items:
-            cells = [markdown_text(c) for c in gate_cells(item)]
-            link = item_link(result, item, report)
-            if link is not None:
-                cells[2] = f"[{cells[2]}]({quote(link, safe=_LINK_SAFE)})"
-            if item.acknowledgement is not None:
-                cells[0] += f" ({markdown_text(item.acknowledgement.reason)})"
-            out.append("| " + " | ".join(cells) + " |")
+    if result.issues:
+        out.append("| " + " | ".join(MARKDOWN_COLUMNS) + " |")
+        out.append("| " + " | ".join("---" for _ in MARKDOWN_COLUMNS) + " |")
+        for issue in result.issues:
+            out.append("| " + " | ".join(_markdown_cells(result, issue, report)) + " |")
         out.append("")
     else:
         out += ["No series changed past its floor.", ""]
     out += [f"{markdown_text(line)}  " for line in settings_lines(result)]
     return "\n".join(out).rstrip() + "\n"
+
+
+def _markdown_cells(result: GateResult, issue: GateIssue, report: str | None) -> list[str]:
+    h = issue.headline
+    what = " ".join(p for p in (issue.title, issue.where) if p)
+    cell = markdown_text(what)
+    link = item_link(result, h, report)
+    if link is not None:
+        cell = f"[{cell}]({quote(link, safe=_LINK_SAFE)})"
+    notes = [issue.series, *issue.details[:2]]
+    if len(issue.members) > 1:
+        notes.append(f"{len(issue.members)} series")
+    cell += " · " + markdown_text(" · ".join(notes))
+    verdict = issue.state
+    ack = _acknowledged(issue)
+    if ack:
+        reasons = [m.acknowledgement.reason for m in issue.members if m.acknowledgement]
+        verdict += f" ({reasons[0]})"
+        cell += " · " + markdown_text(ack)
+    cells = [verdict, issue.check, cell, _versions(h), _delta(issue), _ci(h), _pq(h), _method(h)]
+    return [c if i == 2 else markdown_text(c) for i, c in enumerate(cells)]
 
 
 def _item_json(result: GateResult, item: GateItem, report: str | None) -> dict[str, Any]:
@@ -163,8 +219,23 @@ def _item_json(result: GateResult, item: GateItem, report: str | None) -> dict[s
     return doc
 
 
+def _issue_json(result: GateResult, issue: GateIssue, report: str | None) -> dict[str, Any]:
+    return {
+        "state": issue.state,
+        "check": issue.check,
+        "kinds": list(issue.kinds),
+        "line": issue_line(issue),
+        "title": issue.title,
+        "where": issue.where,
+        "series": issue.series,
+        "headline": issue.headline.key,
+        "members": [m.key for m in issue.members],
+        "link": item_link(result, issue.headline, report),
+    }
+
+
 def gate_json(result: GateResult, *, report: str | None = None) -> str:
-    """The verdict as one JSON object (sorted keys)."""
+    """The verdict as one JSON object (sorted keys): every item, and the issues they form."""
     p = result.policy
     doc = {
         "exit_code": result.exit_code,
@@ -173,8 +244,11 @@ def gate_json(result: GateResult, *, report: str | None = None) -> str:
         "candidate": result.candidate,
         "strict": result.strict,
         "compared": result.compared,
+        "baseline_series": result.baseline_series,
+        "missing": [i.key for i in result.missing],
         "family_size": result.family_size,
         "family_method": result.family_method,
+        "issues": [_issue_json(result, i, report) for i in result.issues],
         "items": [_item_json(result, i, report) for i in result.items],
         "settings": {
             "q": p.q_level,
@@ -185,6 +259,7 @@ def gate_json(result: GateResult, *, report: str | None = None) -> str:
             "fail_on": sorted(p.fail_on),
             "policy": p.source,
             "acknowledgements": p.acknowledgements_source,
+            "stored_triage": len(p.triage),
             "thresholds": [asdict(t) for t in p.thresholds],
         },
     }

@@ -8,7 +8,7 @@ A policy file (``tracker gate --policy gate.toml``)::
     floor_single = 0.05                   # |g| floor for one value per version
     target_tokens_per_s_per_user = 50.0   # where serving sweeps are read
     efficiency_floor = 0.90               # scaling efficiency below this is a finding
-    fail_on = ["regression", "target", "scaling", "invalid"]   # which kinds fail
+    fail_on = ["regression", "target", "scaling", "invalid"]   # which kinds fail (+ "missing")
     acknowledgements = "acknowledgements.toml"       # relative to this file
 
     [[threshold]]                         # per metric / benchmark / series pattern
@@ -20,8 +20,9 @@ The last ``[[threshold]]`` that matches a series wins for each knob it sets.
 ``fail_on`` kinds: ``regression`` (measured series), ``target`` (throughput at the
 interactivity target, and a target the candidate no longer reaches) and
 ``scaling`` (scaling-efficiency drops of the candidate) and ``invalid`` (a
-candidate result stored as invalid where the baseline's was valid). A kind left
-out is reported, never failing; all four fail by default.
+candidate result stored as invalid where the baseline's was valid) and
+``missing`` (a baseline series without a candidate result). A kind left out is
+reported, never failing; all but ``missing`` fail by default.
 
 An acknowledgements file, kept under version control::
 
@@ -33,13 +34,16 @@ An acknowledgements file, kept under version control::
     expires = 2027-01-31         # optional: ignored from that day on
 
 A matching, unexpired acknowledgement turns a regression (or a suspect result)
-into "acknowledged": reported, not failing.
+into "acknowledged": reported, not failing. The gate also takes the stored
+findings of the candidate triaged as acknowledged or expected
+(:mod:`tracker.gate.triage`) as acknowledgements (``triage``); an entry of the
+file wins over a stored triage of the same series.
 """
 
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, datetime
 from fnmatch import fnmatchcase
 from pathlib import Path
@@ -47,9 +51,10 @@ from typing import Any
 
 from tracker.analysis.defaults import EFFICIENCY_FLOOR, FLOOR_REPEATS, FLOOR_SINGLE, Q_LEVEL
 from tracker.errors import ConfigError
-from tracker.versions import version_sort_key
+from tracker.versions import version_place_key
 
 __all__ = [
+    "DEFAULT_FAIL_ON",
     "GATE_KINDS",
     "Acknowledgement",
     "GatePolicy",
@@ -60,7 +65,9 @@ __all__ = [
     "parse_policy",
 ]
 
-GATE_KINDS = ("regression", "target", "scaling", "invalid")
+GATE_KINDS = ("regression", "target", "scaling", "invalid", "missing")
+DEFAULT_FAIL_ON = frozenset(GATE_KINDS) - {"missing"}
+"""A partial candidate is listed and counted, not failed, unless ``fail_on`` says so."""
 _GATE_KEYS = {
     "q",
     "floor_repeats",
@@ -96,12 +103,15 @@ class Acknowledgement:
     reason: str
     author: str = ""
     expires: date | None = None
+    source: str = ""
+    """Where it comes from: the acknowledgements file, or ``finding N, status``."""
 
     def covers(self, key: str, candidate: str, *, today: date) -> bool:
         """Whether this entry mutes ``key`` at ``candidate`` on ``today``."""
         if self.expires is not None and today >= self.expires:
             return False
-        return fnmatchcase(key, self.series) and _in_range(candidate, self.versions)
+        matches = key == self.series or fnmatchcase(key, self.series)
+        return matches and _in_range(candidate, self.versions)
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,11 +123,13 @@ class GatePolicy:
     floor_single: float = FLOOR_SINGLE
     target_tokens_per_s_per_user: float = 50.0
     efficiency_floor: float = EFFICIENCY_FLOOR
-    fail_on: frozenset[str] = frozenset(GATE_KINDS)
+    fail_on: frozenset[str] = DEFAULT_FAIL_ON
     thresholds: tuple[Threshold, ...] = ()
     acknowledgements: tuple[Acknowledgement, ...] = ()
     source: str | None = None
     acknowledgements_source: str | None = None
+    triage: tuple[Acknowledgement, ...] = field(default=(), compare=False)
+    """Stored findings triaged as acknowledged or expected (after the file's entries)."""
 
     def threshold_for(self, key: str, benchmark: str, metric: str) -> tuple[float | None, float]:
         """(floor or ``None`` for the method's default, q level) of one series."""
@@ -132,9 +144,15 @@ class GatePolicy:
     def acknowledgement_for(
         self, key: str, candidate: str, *, today: date
     ) -> Acknowledgement | None:
-        """The first acknowledgement that covers ``key`` at ``candidate``."""
+        """The first acknowledgement of the file that covers ``key`` at ``candidate``, else
+        the first stored triage that does."""
         return next(
-            (a for a in self.acknowledgements if a.covers(key, candidate, today=today)), None
+            (
+                a
+                for a in (*self.acknowledgements, *self.triage)
+                if a.covers(key, candidate, today=today)
+            ),
+            None,
         )
 
 
@@ -142,8 +160,10 @@ def _in_range(version: str, spec: str) -> bool:
     if ".." not in spec:
         return spec.strip() in ("*", version)
     low, high = (part.strip() for part in spec.split("..", 1))
-    key = version_sort_key(version)
-    return (not low or version_sort_key(low) <= key) and (not high or key <= version_sort_key(high))
+    key = version_place_key(version)  # 2.0, 2.0.0 and v2.0 are one place in a range
+    return (not low or version_place_key(low) <= key) and (
+        not high or key <= version_place_key(high)
+    )
 
 
 def _toml(data: bytes, source: str) -> dict[str, Any]:
@@ -233,6 +253,7 @@ def parse_acknowledgements(data: bytes, *, source: str) -> tuple[Acknowledgement
                 reason=_text(entry, "reason", where),
                 author=_text(entry, "author", where, required=False),
                 expires=expires,
+                source=source,
             )
         )
     return tuple(found)
