@@ -96,6 +96,41 @@
     });
   }
 
+  // Filters of a table (the findings pages): each select keeps the rows whose
+  // data-<name> attribute equals its value; "all" (empty) keeps every row.
+  function makeFilter(form) {
+    var table = document.getElementById(form.getAttribute("data-table"));
+    if (!table) {
+      return;
+    }
+    var selects = form.querySelectorAll("select[data-filter]");
+    var counter = form.querySelector("[data-filter-count]");
+    function apply() {
+      var rows = table.tBodies[0].rows;
+      var shown = 0;
+      Array.prototype.forEach.call(rows, function (row) {
+        var keep = Array.prototype.every.call(selects, function (select) {
+          var name = select.getAttribute("data-filter");
+          return !select.value || row.getAttribute("data-" + name) === select.value;
+        });
+        row.hidden = !keep;
+        shown += keep ? 1 : 0;
+      });
+      if (counter) {
+        counter.textContent = shown + " of " + rows.length + " shown";
+      }
+    }
+    Array.prototype.forEach.call(selects, function (select) {
+      select.addEventListener("change", apply);
+    });
+    form.addEventListener("submit", function (event) {
+      event.preventDefault();
+    });
+    form.hidden = false;
+    apply();
+  }
+
   document.querySelectorAll("table.sortable").forEach(makeSortable);
+  document.querySelectorAll("form.filters[data-table]").forEach(makeFilter);
   drawCharts();
 })();

@@ -21,7 +21,12 @@ from click.testing import CliRunner
 from tests.report.test_report_browser import CHROMIUM, CHROMIUM_ARGS, _require_chromium
 from tracker.cli import cli
 from tracker.report.charts import wrap_title
-from tracker.report.filters import format_workload
+from tracker.report.filters import (
+    format_pair_family,
+    format_point,
+    format_scaling,
+    format_workload,
+)
 from tracker.report.pages_overview import headline_text
 
 VIEWPORTS = ((1400, 900), (390, 844))
@@ -161,12 +166,25 @@ def test_the_headline_names_the_regressions_worst_first() -> None:
     )
 
 
-def test_a_finding_names_its_workload() -> None:
-    assert (
-        format_workload("sw|/node|llm|concurrency|isl1024-osl1024/c4|tps") == "isl1024-osl1024/c4"
-    )
+def test_a_finding_names_its_workload_and_point() -> None:
+    key = "sw|/node|llm|concurrency|isl1024-osl1024/c4|tps"
+    assert format_workload(key) == "isl1024-osl1024"
+    assert format_point(key) == "concurrency 4"
     assert format_workload("sw|/node|resnet50|Offline||samples_per_s") == ""
-    assert format_workload("mlperf|ExampleCorp|llm|Offline|x8->x32") == ""
+    assert format_point("sw|/node|resnet50|Offline||samples_per_s") == ""
+    assert format_workload("sw|/n|llm|Server|llama2/99|m") == "llama2/99"
+    scaling = "mlperf|ExampleCorp|Accel Y|llm|Offline||qps|closed stack|x8->x32"
+    assert format_workload(scaling) == ""
+    assert format_point(scaling) == "8 \N{RIGHTWARDS ARROW} 32 accelerators"
+    target = "tps at 50 tokens/s/user"
+    assert format_point(f"sw|/n|llm|concurrency|isl|{target}", target) == "at 50 tokens/s/user"
+
+
+def test_scaling_findings_read_as_efficiencies_and_floor() -> None:
+    assert format_scaling(0.9699982, 0.84, 0.9) == "E 0.97 \N{RIGHTWARDS ARROW} 0.84 (floor 0.90)"
+    assert format_scaling(None, 0.84, 0.9) == "E 0.84 (floor 0.90)"
+    assert format_pair_family(0, 0.05) == "no p-values in this pair"
+    assert format_pair_family(25, 0.05).endswith("of 25 p-values, confirmed when q < 0.05")
 
 
 def test_axis_titles_wrap_and_stay_escaped() -> None:

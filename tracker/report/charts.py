@@ -91,12 +91,14 @@ def line_trace(
     group: str | None = None,
     in_legend: bool = True,
     spread: tuple[Sequence[float | None], Sequence[float | None]] | None = None,
+    text: Sequence[str] | None = None,
 ) -> Spec:
     """A line with markers; ``hover`` is a plotly hovertemplate (already safe text).
 
     The hover box names the trace (plotly's default for a template without ``<extra>``).
     Traces of one ``group`` share one legend entry (the others set ``in_legend=False``);
-    ``spread`` (lows, highs) draws error bars from each low to each high (min–max).
+    ``spread`` (lows, highs) draws error bars from each low to each high (min–max);
+    ``text`` is one text per point (escaped here), ``%{text}`` in ``hover``.
     """
     line: Spec = {"color": color(index), "width": 2}
     if dash != "solid":
@@ -113,6 +115,8 @@ def line_trace(
     }
     if spread is not None:
         trace["error_y"] = _error_bars(y, *spread, color(index))
+    if text is not None:
+        trace["text"] = [label(t) for t in text]
     return _grouped(trace, group, in_legend)
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from tracker.analysis_records import FindingRecord, SeriesInfo, StoredFinding
+from tracker.report.filters import format_point, format_scaling, format_workload
 from tracker.report.urls import benchmark_href, compare_href, page_href, slug, system_href
 
 __all__ = [
@@ -24,6 +25,7 @@ __all__ = [
     "SystemNames",
     "benchmark_href",
     "compare_href",
+    "finding_rank",
     "finding_row",
     "finding_rows",
     "key_lookup",
@@ -95,11 +97,21 @@ class FindingRow:
     kind: str = field(metadata={"help": "regression, suspect, improvement, change_point, …"})
     software: str = field(metadata={"help": "Software name."})
     system: str = field(
-        metadata={"help": "System name, with its submitter where names collide (empty: groups)."}
+        metadata={
+            "help": "System name, with its submitter where names collide;"
+            " a scaling group's submitter and accelerator."
+        }
     )
     benchmark: str = field(metadata={"help": "Benchmark name."})
     scenario: str = field(metadata={"help": "Scenario."})
     metric: str = field(metadata={"help": "Metric (or the finding's subject)."})
+    workload: str = field(metadata={"help": "Workload (without its sweep point); may be empty."})
+    point: str = field(
+        metadata={"help": "Where on the workload: 'concurrency 16', '8 → 32 accelerators', …"}
+    )
+    summary: str = field(
+        metadata={"help": "The finding in words where a change % says too little (scaling)."}
+    )
     system_key: str = field(metadata={"help": "The system's identity (empty for groups)."})
     series_key: str = field(metadata={"help": "The key of the series or group it is about."})
     baseline: str | None = field(metadata={"help": "Baseline version, when there is one."})
@@ -137,10 +149,32 @@ def _ci(value: Any) -> tuple[float, float] | None:
     return None
 
 
+def _summary(kind: str, ev: Mapping[str, Any], floor: float | None) -> str:
+    """A scaling finding in words: ``E 0.97 → 0.84 (floor 0.90)``; empty for other kinds."""
+    if kind != "scaling_efficiency":
+        return ""
+    if floor is None and ev.get("issue") == "efficiency_below_floor":
+        floor = _float(ev.get("threshold"))
+    return format_scaling(
+        _float(ev.get("baseline_efficiency")), _float(ev.get("efficiency")), floor
+    )
+
+
+def _group(key: Mapping[str, Any]) -> str:
+    """Who a scaling group is (its submitter and accelerator): it has no one system."""
+    return " ".join(t for t in (_text(key.get("submitter")), _text(key.get("accelerator"))) if t)
+
+
 def finding_row(
-    finding: StoredFinding | FindingRecord, names: SystemNames | None = None
+    finding: StoredFinding | FindingRecord,
+    names: SystemNames | None = None,
+    *,
+    floor: float | None = None,
 ) -> FindingRow:
-    """The row of a stored finding, or of a finding of an unsaved analysis run."""
+    """The row of a stored finding, or of a finding of an unsaved analysis run.
+
+    ``floor`` is the scaling-efficiency floor the report was analysed with.
+    """
     ev: Mapping[str, Any] = finding.evidence
     key = ev.get("key") if isinstance(ev.get("key"), Mapping) else {}
     assert isinstance(key, Mapping)
@@ -148,7 +182,8 @@ def finding_row(
     scenario = _text(ev.get("scenario")) or _text(key.get("scenario"))
     note = (finding.status_note or "") if isinstance(finding, StoredFinding) else ""
     system = _text(ev.get("system"))
-    label = (names or SystemNames(())).of(system).label if system else ""
+    label = (names or SystemNames(())).of(system).label if system else _group(key)
+    metric = _text(ev.get("metric")) or _text(key.get("metric"))
     return FindingRow(
         id=finding.id if isinstance(finding, StoredFinding) else None,
         status=finding.status if isinstance(finding, StoredFinding) else "not stored",
@@ -157,7 +192,10 @@ def finding_row(
         system=label,
         benchmark=benchmark,
         scenario=scenario,
-        metric=_text(ev.get("metric")) or _text(key.get("metric")),
+        metric=metric,
+        workload=format_workload(finding.series_key) or _text(ev.get("workload")).split("/")[0],
+        point=format_point(finding.series_key, metric),
+        summary=_summary(finding.kind, ev, floor),
         system_key=system,
         series_key=finding.series_key,
         baseline=finding.baseline_version,
@@ -174,20 +212,38 @@ def finding_row(
     )
 
 
+_KIND_ORDER = ("regression", "suspect", "scaling_efficiency", "target", "sla_miss")
+"""Findings that need a person first, in this order; the others after, improvements last."""
+_STATUS_ORDER = {"open": 0, "not stored": 0, "acknowledged": 1, "expected": 2, "fixed": 3}
+
+
+def finding_rank(row: FindingRow) -> tuple[int, str, str]:
+    """Sort key: regressions first, improvements last, then software and series."""
+    if row.kind in _KIND_ORDER:
+        rank = _KIND_ORDER.index(row.kind)
+    else:
+        rank = len(_KIND_ORDER) + (1 if row.kind == "improvement" else 0)
+    return rank, row.software, row.series_key
+
+
 def finding_rows(
-    findings: Iterable[StoredFinding | FindingRecord], names: SystemNames | None = None
+    findings: Iterable[StoredFinding | FindingRecord],
+    names: SystemNames | None = None,
+    *,
+    floor: float | None = None,
 ) -> tuple[FindingRow, ...]:
-    """Rows of ``findings``, open first, then by kind, software, versions and key.
+    """Rows of ``findings``: open first, then regressions first and improvements last
+    (:func:`finding_rank`), then by software, versions and key.
 
     Each links to the findings page that lists it (:data:`PAGE_ROWS` a page).
+    ``floor``: the scaling-efficiency floor (shown with scaling findings).
     """
     names = names or SystemNames(())
-    rows = [finding_row(f, names) for f in findings]
-    order = {"open": 0, "not stored": 0, "acknowledged": 1, "expected": 2, "fixed": 3}
+    rows = [finding_row(f, names, floor=floor) for f in findings]
     rows.sort(
         key=lambda r: (
-            order.get(r.status, 4),
-            r.kind,
+            _STATUS_ORDER.get(r.status, 4),
+            finding_rank(r)[0],
             r.software,
             r.candidate or "",
             r.series_key,

@@ -32,8 +32,11 @@ __all__ = [
     "format_label",
     "format_number",
     "format_p",
+    "format_pair_family",
+    "format_point",
     "format_range",
     "format_repeats",
+    "format_scaling",
     "format_value",
     "format_workload",
     "format_versions",
@@ -159,6 +162,60 @@ def format_efficiency(value: float | None) -> str:
     return f"{100.0 * value:.1f}%"
 
 
+def format_scaling(before: float | None, after: float | None, floor: float | None) -> str:
+    """A scaling finding in words, efficiencies as fractions: ``E 0.97 → 0.84 (floor 0.90)``.
+
+    ``before`` is the efficiency at the baseline version (None: the finding is about
+    one version, ``E 0.84 (floor 0.90)``).
+    """
+
+    def e(value: float | None) -> str | None:
+        return f"{value:.2f}" if value is not None and math.isfinite(value) else None
+
+    now, then, limit = e(after), e(before), e(floor)
+    if now is None:
+        return _NO_VALUE
+    text = f"E {then} \N{RIGHTWARDS ARROW} {now}" if then is not None else f"E {now}"
+    return f"{text} (floor {limit})" if limit is not None else text
+
+
+def _concurrency(workload: str) -> int | None:
+    """The concurrency of a sweep point's workload (``isl1024-osl1024/c16`` → 16)."""
+    head, _, point = workload.rpartition("/")
+    return int(point[1:]) if head and point[:1] == "c" and point[1:].isdigit() else None
+
+
+def format_point(series_key: str, metric: str = "") -> str:
+    """Where on its workload a finding is: ``concurrency 16``, ``8 → 32 accelerators``,
+    ``at 50 tokens/s/user``; empty when the series has a single point.
+
+    >>> format_point("sw|/node|llm|concurrency|isl1024-osl1024/c16|tps")
+    'concurrency 16'
+    >>> format_point("mlperf|Corp|Accel|llm|Offline||qps|closed stack|x8->x32")
+    '8 → 32 accelerators'
+    """
+    parts = series_key.split("|")
+    last = parts[-1]
+    if len(parts) > 6 and last.startswith("x") and "->x" in last:
+        low, _, high = last[1:].partition("->x")
+        return f"{low} \N{RIGHTWARDS ARROW} {high} accelerators"
+    concurrency = _concurrency(parts[4] if len(parts) == 6 else "")
+    if concurrency is not None:
+        return f"concurrency {concurrency:,}"
+    head, sep, tail = metric.partition(" at ")
+    return f"at {tail}" if sep and head else ""
+
+
+def format_pair_family(size: int, q_level: float) -> str:
+    """The multiple-testing family of a compared pair in words."""
+    if size <= 0:
+        return "no p-values in this pair"
+    return (
+        f"one Benjamini\N{EN DASH}Hochberg family of {format_count(size, 'p-value')},"
+        f" confirmed when q < {q_level:g}"
+    )
+
+
 def format_kind(kind: str) -> str:
     """A finding kind or verdict in words: ``scaling_efficiency`` → ``Scaling efficiency``."""
     text = kind.replace("_", " ").strip()
@@ -262,12 +319,15 @@ def evidence_json(evidence: Mapping[str, Any]) -> str:
 
 
 def format_workload(series_key: str) -> str:
-    """The workload of a series key (``software|system|benchmark|scenario|workload|metric``).
+    """The workload of a series key (``software|system|benchmark|scenario|workload|metric``),
+    without its sweep point (``isl1024-osl1024/c4`` → ``isl1024-osl1024``: the point is
+    :func:`format_point`'s).
 
     Empty when the key has none (or is not a series key, like a scaling group's).
     """
     parts = series_key.split("|")
-    return parts[4] if len(parts) == 6 else ""
+    workload = parts[4] if len(parts) == 6 else ""
+    return workload.rpartition("/")[0] if _concurrency(workload) is not None else workload
 
 
 FILTERS: Mapping[str, Callable[..., Any]] = {
@@ -280,6 +340,9 @@ FILTERS: Mapping[str, Callable[..., Any]] = {
     "format_gain": format_gain,
     "format_kind": format_kind,
     "format_p": format_p,
+    "format_pair_family": format_pair_family,
+    "format_point": format_point,
+    "format_scaling": format_scaling,
     "format_versions": format_versions,
     "sort_value": sort_value,
     "format_count": format_count,

@@ -7,7 +7,8 @@
   listed in one line (lowest efficiency, points under the floor).
 * **Findings**: every finding with its evidence and triage state,
   :data:`~tracker.report.paging.PAGE_ROWS` a page (``findings.html``,
-  ``findings-2.html``…), open first.
+  ``findings-2.html``…), open first, regressions first, improvements last;
+  filtered on the page by kind, status, software and system (``static/report.js``).
 """
 
 from __future__ import annotations
@@ -19,11 +20,13 @@ from dataclasses import dataclass, field
 from tracker.analysis import ScalingGroup, ScalingKey
 from tracker.report.charts import Chart, hline, line_trace, xy_chart
 from tracker.report.common import FindingRow, SystemNames, benchmark_href
-from tracker.report.filters import format_efficiency
+from tracker.report.filters import format_efficiency, format_kind
 from tracker.report.inputs import ReportInput
 from tracker.report.paging import Pager, paginate
 
 __all__ = [
+    "FilterOption",
+    "FindingsFilter",
     "FindingsPage",
     "ScalingGroupSummary",
     "ScalingPage",
@@ -112,6 +115,23 @@ class StatusCount:
 
 
 @dataclass(frozen=True, slots=True)
+class FilterOption:
+    """One choice of a findings filter."""
+
+    value: str = field(metadata={"help": "The value the rows carry (data-* attribute)."})
+    text: str = field(metadata={"help": "The choice as shown, with its count."})
+
+
+@dataclass(frozen=True, slots=True)
+class FindingsFilter:
+    """One filter of the findings pages (kind, status, software, system)."""
+
+    name: str = field(metadata={"help": "The row attribute it filters on (data-<name>)."})
+    label: str = field(metadata={"help": "The filter's label."})
+    options: tuple[FilterOption, ...] = field(metadata={"help": "Its choices, by value."})
+
+
+@dataclass(frozen=True, slots=True)
 class FindingsPage:
     """The context of ``findings.html`` (and of its next pages)."""
 
@@ -120,8 +140,13 @@ class FindingsPage:
     is_example: bool = field(metadata={"help": "True when any result shown is example data."})
     stored: bool = field(metadata={"help": "False: not stored, run `tracker analyze`."})
     counts: tuple[StatusCount, ...] = field(metadata={"help": "Findings per triage state."})
+    filters: tuple[FindingsFilter, ...] = field(
+        metadata={"help": "Kind, status, software and system, with the counts over all pages."}
+    )
     pager: Pager = field(metadata={"help": "This page among the findings pages."})
-    rows: tuple[FindingRow, ...] = field(metadata={"help": "The page's findings, open first."})
+    rows: tuple[FindingRow, ...] = field(
+        metadata={"help": "The page's findings: open first, regressions first."}
+    )
 
 
 def _key_title(software: str, key: ScalingKey) -> str:
@@ -242,12 +267,29 @@ def build_scaling_page(
     )
 
 
+_FILTERS = (("kind", "Kind"), ("status", "Status"), ("software", "Software"), ("system", "System"))
+
+
+def _filters(findings: Sequence[FindingRow]) -> tuple[FindingsFilter, ...]:
+    out = []
+    for name, text in _FILTERS:
+        counts = Counter(str(getattr(f, name)) for f in findings)
+        shown = {"kind": format_kind}.get(name, lambda v: v or "(none)")
+        options = tuple(
+            FilterOption(value, f"{shown(value)} ({n:,})") for value, n in sorted(counts.items())
+        )
+        out.append(FindingsFilter(name, text, options))
+    return tuple(out)
+
+
 def build_findings_pages(
     data: ReportInput, findings: Sequence[FindingRow], *, generated_at: str, is_example: bool
 ) -> Iterator[tuple[str, FindingsPage]]:
-    """(path, context) of each findings page: every finding, open first, a page per 1,000."""
+    """(path, context) of each findings page: every finding in the order of ``findings``
+    (open first, regressions first), a page per 1,000."""
     counts = Counter(f.status for f in findings)
     status = tuple(StatusCount(s, n) for s, n in sorted(counts.items()))
+    filters = _filters(findings)
     for href, pager, rows in paginate(findings, "findings.html"):
         yield (
             href,
@@ -257,6 +299,7 @@ def build_findings_pages(
                 is_example=is_example,
                 stored=data.findings_stored,
                 counts=status,
+                filters=filters,
                 pager=pager,
                 rows=tuple(rows),
             ),

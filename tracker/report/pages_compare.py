@@ -8,7 +8,9 @@ The pages list every series whose verdict is not "no change" (regressions,
 suspects, improvements, inconclusive), worst first,
 :data:`~tracker.report.paging.PAGE_ROWS` rows a page, and count the unchanged
 ones; ``comparisons.csv`` has every series, and each series' benchmark page
-its history. Pairs come one at a time; what the overview and report.json need
+its history. Beside the measured series, each page counts the throughput-at-target
+series and lists the scaling findings of its candidate (the gate fails on those
+kinds too). Pairs come one at a time; what the overview and report.json need
 of each is kept (:class:`PairSummary`).
 """
 
@@ -20,7 +22,13 @@ from dataclasses import dataclass, field
 
 from tracker.analysis import Comparison, Verdict
 from tracker.analysis_records import SeriesInfo
-from tracker.report.common import SystemNames, benchmark_href, compare_href, page_href
+from tracker.report.common import (
+    FindingRow,
+    SystemNames,
+    benchmark_href,
+    compare_href,
+    page_href,
+)
 from tracker.report.inputs import PairRun
 from tracker.report.paging import PAGE_ROWS, Pager, paginate
 
@@ -31,6 +39,7 @@ __all__ = [
     "VerdictCount",
     "build_compare_pages",
     "compare_rows",
+    "pair_findings",
     "pair_summary",
 ]
 
@@ -77,6 +86,10 @@ class CompareRow:
     href: str = field(metadata={"help": "The benchmark page (relative to the root)."})
     system_href: str = field(metadata={"help": "The system page (relative to the root)."})
     system_key: str = field(metadata={"help": "The system's identity (submitter/name)."})
+    is_target: bool = field(
+        default=False,
+        metadata={"help": "Throughput at the interactivity target (a gate kind of its own)."},
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,6 +107,12 @@ class ComparePage:
     family_size: int = field(metadata={"help": "p-values in the page's BH family."})
     q_level: float = field(metadata={"help": "q below which a change is confirmed."})
     counts: tuple[VerdictCount, ...] = field(metadata={"help": "Series per verdict."})
+    target_counts: tuple[VerdictCount, ...] = field(
+        metadata={"help": "Of those, the throughput-at-target series per verdict (none: empty)."}
+    )
+    scaling: tuple[FindingRow, ...] = field(
+        metadata={"help": "Scaling-efficiency findings of the candidate (not fixed)."}
+    )
     series: int = field(metadata={"help": "Series compared (all in comparisons.csv)."})
     unchanged: int = field(metadata={"help": "Series with no change: counted, not listed."})
     pager: Pager = field(metadata={"help": "This page among the pair's pages."})
@@ -115,6 +134,10 @@ class PairSummary:
     family_size: int = field(metadata={"help": "p-values in the pair's BH family."})
     q_level: float = field(metadata={"help": "q below which a change is confirmed."})
     counts: tuple[VerdictCount, ...] = field(metadata={"help": "Series per verdict."})
+    target_counts: tuple[VerdictCount, ...] = field(
+        metadata={"help": "Throughput-at-target series per verdict (none: empty)."}
+    )
+    scaling: int = field(metadata={"help": "Scaling-efficiency findings of the pair."})
     rows: int = field(metadata={"help": "Series compared (rows in comparisons.csv)."})
     listed: int = field(metadata={"help": "Series listed on its pages (all but no change)."})
     pages: tuple[str, ...] = field(metadata={"help": "Its pages, first to last."})
@@ -124,7 +147,9 @@ def _finite(value: float | None) -> float | None:
     return value if value is not None and math.isfinite(value) else None
 
 
-def _row(c: Comparison, info: SeriesInfo | None, names: SystemNames) -> CompareRow:
+def _row(
+    c: Comparison, info: SeriesInfo | None, names: SystemNames, targets: frozenset[str]
+) -> CompareRow:
     ev = c.evidence
     if info is None:
         info = SeriesInfo("", ev.key, "", "", "", "", "", ev.higher_is_better)
@@ -152,6 +177,7 @@ def _row(c: Comparison, info: SeriesInfo | None, names: SystemNames) -> CompareR
         href=benchmark_href(info.benchmark, info.scenario),
         system_href=system.href,
         system_key=system.key,
+        is_target=c.key in targets,
     )
 
 
@@ -161,12 +187,42 @@ def _counts(pair: PairRun) -> tuple[VerdictCount, ...]:
     return tuple(VerdictCount(v.value, counts[v]) for v in ranked)
 
 
+def _target_counts(rows: Sequence[CompareRow]) -> tuple[VerdictCount, ...]:
+    """The throughput-at-target series per verdict, worst first (the verdicts they got)."""
+    counts: dict[str, int] = {}
+    for r in rows:
+        if r.is_target:
+            counts[r.verdict] = counts.get(r.verdict, 0) + 1
+    ranked = sorted(Verdict, key=lambda v: _SEVERITY[v])
+    return tuple(VerdictCount(v.value, counts[v.value]) for v in ranked if v.value in counts)
+
+
+def pair_findings(pair: PairRun, findings: Sequence[FindingRow]) -> tuple[FindingRow, ...]:
+    """The scaling findings of ``pair`` that are not fixed: of its candidate, against its
+    baseline or about the candidate alone (under the floor)."""
+    return tuple(
+        f
+        for f in findings
+        if f.kind == "scaling_efficiency"
+        and f.status != "fixed"
+        and f.software == pair.software
+        and f.candidate == pair.candidate
+        and f.baseline in (None, pair.baseline)
+    )
+
+
 def compare_rows(
-    pair: PairRun, infos: Mapping[str, SeriesInfo], names: SystemNames
+    pair: PairRun,
+    infos: Mapping[str, SeriesInfo],
+    names: SystemNames,
+    targets: frozenset[str] = frozenset(),
 ) -> list[CompareRow]:
-    """Every series of ``pair``, worst first (verdict, then Δ%, then system)."""
+    """Every series of ``pair``, worst first (verdict, then Δ%, then system).
+
+    ``targets``: the keys of the throughput-at-target series.
+    """
     return sorted(
-        (_row(c, infos.get(c.key), names) for c in pair.run.comparisons),
+        (_row(c, infos.get(c.key), names, targets) for c in pair.run.comparisons),
         key=lambda r: (r.severity, r.delta_pct if r.delta_pct is not None else 0.0, r.system),
     )
 
@@ -176,9 +232,16 @@ def _listed(rows: Sequence[CompareRow]) -> list[CompareRow]:
 
 
 def build_compare_pages(
-    pair: PairRun, rows: Sequence[CompareRow], *, generated_at: str, is_example: bool
+    pair: PairRun,
+    rows: Sequence[CompareRow],
+    *,
+    generated_at: str,
+    is_example: bool,
+    scaling: Sequence[FindingRow] = (),
 ) -> Iterator[tuple[str, ComparePage]]:
-    """(path, context) of each page of one compared pair (``rows``: every series)."""
+    """(path, context) of each page of one compared pair (``rows``: every series,
+    ``scaling``: its scaling findings, :func:`pair_findings`)."""
+    targets = _target_counts(rows)
     first = compare_href(pair.software, pair.baseline, pair.candidate)
     counts = _counts(pair)
     listed = _listed(rows)
@@ -197,6 +260,8 @@ def build_compare_pages(
                 family_size=pair.run.family_size,
                 q_level=pair.run.q_level,
                 counts=counts,
+                target_counts=targets,
+                scaling=tuple(scaling),
                 series=len(rows),
                 unchanged=len(rows) - len(listed),
                 pager=pager,
@@ -205,8 +270,11 @@ def build_compare_pages(
         )
 
 
-def pair_summary(pair: PairRun, rows: Sequence[CompareRow]) -> PairSummary:
-    """What the overview and report.json keep of one compared pair (``rows``: every series)."""
+def pair_summary(
+    pair: PairRun, rows: Sequence[CompareRow], scaling: Sequence[FindingRow] = ()
+) -> PairSummary:
+    """What the overview and report.json keep of one compared pair (``rows``: every series,
+    ``scaling``: its scaling findings)."""
     first = compare_href(pair.software, pair.baseline, pair.candidate)
     listed = len(_listed(rows))
     pages = max(1, -(-listed // PAGE_ROWS))
@@ -220,6 +288,8 @@ def pair_summary(pair: PairRun, rows: Sequence[CompareRow]) -> PairSummary:
         family_size=pair.run.family_size,
         q_level=pair.run.q_level,
         counts=_counts(pair),
+        target_counts=_target_counts(rows),
+        scaling=len(scaling),
         rows=len(rows),
         listed=listed,
         pages=tuple(page_href(first, n) for n in range(1, pages + 1)),

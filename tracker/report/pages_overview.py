@@ -16,7 +16,13 @@ from dataclasses import dataclass, field
 
 from tracker.analysis_records import SeriesInfo
 from tracker.report.charts import Chart, bar_chart
-from tracker.report.common import FindingRow, PageLink, SystemNames, benchmark_href
+from tracker.report.common import (
+    FindingRow,
+    PageLink,
+    SystemNames,
+    benchmark_href,
+    finding_rank,
+)
 from tracker.report.context import PageCounts
 from tracker.report.filters import format_count, format_gain
 from tracker.report.inputs import PairRun, ReportInput
@@ -43,6 +49,10 @@ class CompareSummary:
     candidate: str = field(metadata={"help": "Candidate version."})
     href: str = field(metadata={"help": "The comparison page."})
     counts: tuple[VerdictCount, ...] = field(metadata={"help": "Series per verdict."})
+    target_counts: tuple[VerdictCount, ...] = field(
+        metadata={"help": "Throughput-at-target series per verdict (none: empty)."}
+    )
+    scaling: int = field(metadata={"help": "Scaling-efficiency findings of the pair."})
     is_latest: bool = field(metadata={"help": "The newest consecutive pair."})
     is_baseline: bool = field(metadata={"help": "The newest version against the first."})
 
@@ -83,19 +93,9 @@ class Headline:
     regressions: int = field(
         metadata={"help": "Regressions of the pair (the sentence leads with them)."}
     )
-
-
-_KIND_ORDER = ("regression", "suspect", "scaling_efficiency", "target")
-"""Findings that need a person first, in this order; the others (improvements last) after."""
-
-
-def finding_rank(row: FindingRow) -> tuple[int, str, str]:
-    """Sort key: regressions first, improvements last, then software and series."""
-    if row.kind in _KIND_ORDER:
-        rank = _KIND_ORDER.index(row.kind)
-    else:
-        rank = len(_KIND_ORDER) + (1 if row.kind == "improvement" else 0)
-    return rank, row.software, row.series_key
+    attention: int = field(
+        default=0, metadata={"help": "Regressions and scaling warnings: what needs a person."}
+    )
 
 
 def _workload(row: FindingRow) -> str:
@@ -110,11 +110,17 @@ def _signed_pct(value: float) -> str:
 
 
 def headline_text(
-    counts: Mapping[str, int], baseline: str, candidate: str, worst: Sequence[tuple[str, float]]
+    counts: Mapping[str, int],
+    baseline: str,
+    candidate: str,
+    worst: Sequence[tuple[str, float]],
+    *,
+    scaling: int = 0,
 ) -> str:
     """``1.2.0 against 1.1.0: 1 regression (chat, −8.0%), 2 improvements; 24 unchanged``.
 
-    ``worst`` names the regressed workloads with their largest change, worst first.
+    ``worst`` names the regressed workloads with their largest change, worst first;
+    ``scaling`` scaling warnings come after the regressions (``2 scaling warnings``).
     """
     parts = []
     regressions = counts.get("regression", 0)
@@ -124,6 +130,8 @@ def headline_text(
         parts.append(
             format_count(regressions, "regression") + (f" ({named}{more})" if named else "")
         )
+    if scaling:
+        parts.append(format_count(scaling, "scaling warning"))
     for verdict, noun in (("suspect", "suspect change"), ("improvement", "improvement")):
         if counts.get(verdict, 0) or verdict == "improvement":
             parts.append(format_count(counts.get(verdict, 0), noun))
@@ -153,9 +161,10 @@ def _headlines(
                 worst[name] = min(worst.get(name, change), change)
         counts = {c.verdict: c.count for c in pair.counts}
         ranked = sorted(worst.items(), key=lambda item: (item[1], item[0]))
-        text = headline_text(counts, pair.baseline, pair.candidate, ranked)
-        out.append(Headline(pair.software, text, pair.pages[0], counts.get("regression", 0)))
-    return tuple(sorted(out, key=lambda h: (h.regressions == 0, h.software)))
+        text = headline_text(counts, pair.baseline, pair.candidate, ranked, scaling=pair.scaling)
+        needs = counts.get("regression", 0) + pair.scaling
+        out.append(Headline(pair.software, text, pair.pages[0], counts.get("regression", 0), needs))
+    return tuple(sorted(out, key=lambda h: (h.regressions == 0, h.attention == 0, h.software)))
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,6 +224,8 @@ def _software(data: ReportInput, pairs: Sequence[PairSummary]) -> tuple[Software
                         candidate=p.candidate,
                         href=p.pages[0],
                         counts=p.counts,
+                        target_counts=p.target_counts,
+                        scaling=p.scaling,
                         is_latest=p.is_latest,
                         is_baseline=p.is_baseline,
                     )

@@ -1,8 +1,10 @@
 """The page of each benchmark/scenario and of each system: series across versions.
 
 A benchmark page draws one chart per software and metric, one line per system
-(and workload): the median of each version, change points and findings marked
-on the version where they happen. A system page draws, per software and
+(and workload): the median of each version with the min–max of its repeats as
+error bars, change points and findings marked (with hover text) on the version
+where they happen; what every line shares (one system, one workload) is named
+in the chart's title, not in each legend entry. A system page draws, per software and
 metric, each benchmark's performance relative to its first measured version
 (above 1 is better whatever the metric's direction), so software gains on fixed
 hardware read off one chart. Both carry the results tables (every sample,
@@ -27,8 +29,8 @@ from tracker.report.common import (
     benchmark_href,
     key_lookup,
 )
-from tracker.report.context import SeriesRow, SeriesTable, build_index_page
-from tracker.report.filters import format_change
+from tracker.report.context import Cell, SeriesRow, SeriesTable, build_index_page
+from tracker.report.filters import format_change, format_range, format_repeats
 from tracker.report.inputs import ReportInput, SystemInfo
 
 __all__ = [
@@ -156,6 +158,50 @@ def _relative(cells: Sequence[float | None], hib: bool) -> list[float | None]:
     return [None if v is None or v <= 0 else (v / first if hib else first / v) for v in cells]
 
 
+def _relative_spread(row: SeriesRow, hib: bool) -> tuple[list[float | None], list[float | None]]:
+    """Each version's min–max relative to the first version's median (better is higher)."""
+    first = next((c.median for c in row.cells if c and c.median), None)
+    lows: list[float | None] = []
+    highs: list[float | None] = []
+    for c in row.cells:
+        if first is None or c is None or c.min <= 0:
+            lows.append(None)
+            highs.append(None)
+        elif hib:
+            lows.append(c.min / first)
+            highs.append(c.max / first)
+        else:
+            lows.append(first / c.max)
+            highs.append(first / c.min)
+    return lows, highs
+
+
+def _has_spread(row: SeriesRow) -> bool:
+    return any(c is not None and c.n > 1 and c.max > c.min for c in row.cells)
+
+
+def _names(rows: Sequence[SeriesRow], by_system: bool) -> tuple[list[str], str]:
+    """Each line's legend entry, with what every line shares left out (put in the title)."""
+    systems = {row.system for row in rows}
+    workloads = {row.workload for row in rows}
+    names = []
+    for row in rows:
+        parts = []
+        if by_system and len(systems) > 1:
+            parts.append(row.system)
+        if not by_system:
+            parts.append(f"{row.benchmark} {row.scenario}")
+        if len(workloads) > 1 and row.workload:
+            parts.append(row.workload)
+        names.append(" · ".join(parts) or (row.system if by_system else row.benchmark))
+    shared = []
+    if by_system and len(systems) == 1:
+        shared.append(rows[0].system)
+    if len(workloads) == 1 and rows[0].workload:
+        shared.append(rows[0].workload)
+    return names, " · ".join(shared)
+
+
 def _charts(
     tables: Sequence[SeriesTable],
     lookup: Mapping[RowKey, list[str]],
@@ -169,25 +215,41 @@ def _charts(
         for (metric, unit, hib), rows in _groups(table):
             traces = []
             marked = []
-            for index, row in enumerate(rows):
+            names, shared = _names(rows, by_system)
+            for index, (row, name) in enumerate(zip(rows, names, strict=True)):
                 medians = [cell.median if cell else None for cell in row.cells]
-                head = row.system if by_system else f"{row.benchmark} {row.scenario}"
-                name = f"{head} · {row.workload}" if row.workload else head
+                texts = [_point_text(cell, unit) for cell in row.cells]
                 if by_system:
-                    ys, hover = medians, "%{x}: <b>%{y:,.4~g} " + label(unit) + "</b>"
+                    ys = medians
+                    hover = "%{x}: <b>%{y:,.4~g} " + label(unit) + "</b><br>%{text}"
+                    lows = [c.min if c else None for c in row.cells]
+                    highs = [c.max if c else None for c in row.cells]
+                    spread = (lows, highs)
                 else:
                     ys = _relative(medians, hib)
-                    hover = "%{x}: <b>%{y:.3f}×</b> the first version (above 1 is better)"
-                traces.append(line_trace(name, table.versions, ys, index=index, hover=hover))
+                    hover = "%{x}: <b>%{y:.3f}×</b> the first version<br>%{text}"
+                    spread = _relative_spread(row, hib)
+                traces.append(
+                    line_trace(
+                        name,
+                        table.versions,
+                        ys,
+                        index=index,
+                        hover=hover,
+                        spread=spread if _has_spread(row) else None,
+                        text=texts,
+                    )
+                )
                 keys = lookup.get((table.software, *_labels(row)), [])
                 marked.append((table.versions, ys, [m for k in keys for m in marks.get(k, [])]))
             traces.extend(_mark_traces(marked))
             y_axis = {"type": "log"} if by_system and _spread(rows) > 30.0 else None
+            of = f" · {shared}" if shared else ""
             if by_system:
-                title = f"{table.software}: {metric} ({unit}, {_direction(hib)})"
+                title = f"{table.software}: {metric} ({unit}, {_direction(hib)}){of}"
                 y_title = f"{metric} ({unit})"
             else:
-                title = f"{table.software}: {metric} relative to the first version (↑ better)"
+                title = f"{table.software}: {metric} relative to the first version (↑ better){of}"
                 y_title = "× first version (↑ better)"
             charts.append(
                 xy_chart(
@@ -201,6 +263,15 @@ def _charts(
                 )
             )
     return tuple(charts)
+
+
+def _point_text(cell: Cell | None, unit: str) -> str:
+    """What a point's hover adds to its median: the repeats and their range."""
+    if cell is None:
+        return ""
+    if cell.n == 1:
+        return "one sample"
+    return f"{format_repeats(cell.n)}, min–max {format_range(cell.min, cell.max, unit)}"
 
 
 def _spread(rows: Sequence[SeriesRow]) -> float:

@@ -23,7 +23,7 @@ are streamed (``read_points``, ``pairs``), nothing else grows with every result.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -45,6 +45,7 @@ from tracker.report.pages_compare import (
     PairSummary,
     build_compare_pages,
     compare_rows,
+    pair_findings,
     pair_summary,
 )
 from tracker.report.pages_overview import GainRow, build_overview_page, pair_gains
@@ -118,6 +119,7 @@ def _system_pass(ctx: SeriesContext, out: PageWriter) -> dict[str, str]:
 
 def _compare_pass(
     data: ReportInput,
+    findings: Sequence[FindingRow],
     names: SystemNames,
     out: PageWriter,
     csv: CsvFile,
@@ -127,10 +129,14 @@ def _compare_pass(
 ) -> tuple[list[PairSummary], list[GainRow]]:
     summaries: list[PairSummary] = []
     gains: list[GainRow] = []
+    targets = frozenset(t.key for t in data.targets)
     for pair in data.pairs:
-        rows = compare_rows(pair, data.infos, names)
-        summary = pair_summary(pair, rows)
-        pages = build_compare_pages(pair, rows, generated_at=generated_at, is_example=is_example)
+        rows = compare_rows(pair, data.infos, names, targets)
+        scaling = pair_findings(pair, findings)
+        summary = pair_summary(pair, rows, scaling)
+        pages = build_compare_pages(
+            pair, rows, generated_at=generated_at, is_example=is_example, scaling=scaling
+        )
         for href, page in pages:
             out.page(href, "compare.html", page)
         csv.rows(comparison_csv_rows(summary, rows, names))
@@ -181,7 +187,7 @@ def render_site(
 
 def _render(data: ReportInput, out: PageWriter, *, generated_at: str) -> None:
     names = system_names(data)
-    findings = finding_rows(data.findings, names)
+    findings = finding_rows(data.findings, names, floor=data.efficiency_floor)
     ctx = series_context(data, findings, names, generated_at=generated_at)
     with CsvFile(out.path("results.csv"), RESULTS_HEADER) as results:
         totals = _benchmark_pass(ctx, out, results)
@@ -189,7 +195,7 @@ def _render(data: ReportInput, out: PageWriter, *, generated_at: str) -> None:
     example = totals.is_example
     with CsvFile(out.path("comparisons.csv"), COMPARISONS_HEADER) as csv:
         pairs, gains = _compare_pass(
-            data, names, out, csv, generated_at=generated_at, is_example=example
+            data, findings, names, out, csv, generated_at=generated_at, is_example=example
         )
     scaling = build_scaling_page(
         data, findings, names, generated_at=generated_at, is_example=example

@@ -1,0 +1,156 @@
+"""What the demo's pages say about its findings, and the filters of the findings pages.
+
+Findings name their workload and point and are listed regressions first, in the
+same order on the pages and in ``findings.csv``; scaling findings read as
+efficiencies against the floor; the comparison of the version pair whose gate
+fails on scaling counts those findings; benchmark charts name each line once
+(what the lines share is in the title) and draw the repeats' min–max. The
+filters of the findings page (kind, status, software, system) run in Chromium
+from ``file://``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import csv
+import html
+import io
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from tests.report.test_report_browser import CHROMIUM, CHROMIUM_ARGS, _require_chromium
+from tracker.cli import cli
+
+ARROW = "\N{RIGHTWARDS ARROW}"
+
+
+@pytest.fixture(scope="module")
+def demo_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("demo")
+    result = CliRunner().invoke(cli, ["demo", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    return out / "site"
+
+
+def _text(path: Path) -> str:
+    return html.unescape(re.sub(r"<[^>]+>", " ", path.read_text(encoding="utf-8")))
+
+
+def _words(text: str) -> str:
+    return " ".join(text.split())
+
+
+def test_findings_are_listed_regressions_first_in_the_csv_order(demo_site: Path) -> None:
+    rows = list(csv.DictReader(io.StringIO((demo_site / "findings.csv").read_text("utf-8"))))
+    kinds = [r["kind"] for r in rows]
+    assert kinds[0] == "regression" and kinds[-1] == "improvement"
+    assert kinds.index("scaling_efficiency") > kinds.index("regression")
+    page = (demo_site / "findings.html").read_text(encoding="utf-8")
+    ids = [int(i) for i in re.findall(r'<span class="meta">#(\d+)</span>', page)]
+    assert ids == [int(r["id"]) for r in rows]
+
+
+def test_a_finding_names_its_workload_and_point(demo_site: Path) -> None:
+    text = _words(_text(demo_site / "findings.html"))
+    assert "isl1024-osl1024 concurrency 16" in text
+    assert f"8 {ARROW} 32 accelerators" in text
+
+
+def test_scaling_findings_read_as_efficiencies_on_every_page(demo_site: Path) -> None:
+    compare = next((demo_site / "compare").glob("mlperf-inference-v5-1-v6-0-*.html"))
+    for path in (demo_site / "scaling.html", demo_site / "index.html", compare):
+        text = _words(_text(path))
+        assert f"E 0.97 {ARROW} 0.84 (floor 0.90)" in text, path
+        assert "x8->x32" not in text and "16.0% worse" not in text, path
+
+
+def test_the_pair_that_fails_on_scaling_counts_it(demo_site: Path) -> None:
+    compare = next((demo_site / "compare").glob("mlperf-inference-v5-1-v6-0-*.html"))
+    text = _words(_text(compare))
+    assert "2 scaling warnings" in text
+    assert "no p-values in this pair" in text and "family of 0" not in text
+    assert 'class="verdict verdict-scaling_efficiency"' in compare.read_text(encoding="utf-8")
+    headline = _words(_text(demo_site / "index.html"))
+    assert "v6.0 against v5.1: 2 scaling warnings, 3 improvements" in headline
+    report = json.loads((demo_site / "report.json").read_text(encoding="utf-8"))
+    pair = next(p for p in report["comparisons"] if p["software"] == "mlperf-inference")
+    assert pair["scaling"] == 2
+
+
+def _figures(path: Path) -> list[dict[str, Any]]:
+    found = re.findall(r"data-figure='([^']*)'", path.read_text(encoding="utf-8"))
+    return [json.loads(html.unescape(f)) for f in found]
+
+
+def test_benchmark_charts_name_each_line_once_and_draw_the_spread(demo_site: Path) -> None:
+    page = next((demo_site / "benchmark").glob("example-llm-70b-concurrency-*.html"))
+    figures = _figures(page)
+    assert figures
+    for figure in figures:
+        lines = [t for t in figure["data"] if t.get("mode") == "lines+markers"]
+        names = [t["name"] for t in lines]
+        assert names and not any("example-node-4x" in n for n in names), names
+        assert len(set(names)) == len(names)
+        assert all("error_y" in t for t in lines)
+        assert all("min\N{EN DASH}max" in t["text"][0] for t in lines)
+        marks = [t for t in figure["data"] if t.get("mode") == "markers"]
+        assert marks and all(t["text"] for t in marks)
+    assert (
+        "example-node-4x (example data)"
+        in page.read_text(encoding="utf-8").split("<figcaption>")[1]
+    )
+
+
+FILTER = """async (choice) => {
+  for (const [name, value] of Object.entries(choice)) {
+    const select = document.querySelector(`select[data-filter="${name}"]`);
+    select.value = value;
+    select.dispatchEvent(new Event('change'));
+  }
+  const rows = Array.from(document.querySelectorAll('#findings-table tbody tr'));
+  return {
+    shown: rows.filter(r => !r.hidden).map(r => r.getAttribute('data-kind')),
+    count: document.querySelector('[data-filter-count]').textContent,
+    visible: !document.querySelector('form.filters').hidden,
+  };
+}"""
+
+
+async def _filter(page_path: Path, choices: list[dict[str, str]]) -> list[dict[str, Any]]:
+    from playwright.async_api import async_playwright
+
+    async with async_playwright() as playwright:
+        browser = await playwright.chromium.launch(
+            executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
+        )
+        try:
+            page = await browser.new_page()
+            await page.goto(page_path.as_uri(), wait_until="load")
+            return [await page.evaluate(FILTER, choice) for choice in choices]
+        finally:
+            await browser.close()
+
+
+def test_the_findings_page_filters_by_kind_status_software_and_system(demo_site: Path) -> None:
+    _require_chromium()
+    kinds, software, none, reset = asyncio.run(
+        _filter(
+            demo_site / "findings.html",
+            [
+                {"kind": "regression"},
+                {"kind": "", "software": "mlperf-inference", "status": "open"},
+                {"system": "example-node-8x (example data)"},
+                {"kind": "", "software": "", "status": "", "system": ""},
+            ],
+        )
+    )
+    assert kinds["visible"] and kinds["shown"] == ["regression"] * 11
+    assert kinds["count"] == "11 of 18 shown"
+    assert sorted(set(software["shown"])) == ["improvement", "scaling_efficiency"]
+    assert none["shown"] == []
+    assert len(reset["shown"]) == 18
