@@ -20,9 +20,11 @@ from pathlib import Path
 from typing import IO, Any
 
 import pytest
+from sqlalchemy import text
 
 from tests.conftest import RunTracker
 from tracker.demo.serving import SERVING_WORKLOADS, write_aiperf_sweep
+from tracker.store.facade import Store
 
 HOSTILE_SYSTEM = "node\x1b]0;pwned\x07 [x](https://evil.test) ![i](https://evil.test/i.png) <b>"
 HOSTILE_VERSION = "2.1\x1b[2J\x9b"
@@ -30,8 +32,28 @@ ESCAPES = ("\x1b", "\x07", "\x9b")
 
 
 def _seed(run_tracker: RunTracker, url: str, root: Path, *, system: str = "node-4x") -> None:
-    """Three AIPerf sweeps per version; the candidate ``HOSTILE_VERSION`` 8% slower."""
-    for n, (version, level) in enumerate((("2.0", 2400.0), (HOSTILE_VERSION, 2200.0))):
+    """Three AIPerf sweeps per version; the candidate ``HOSTILE_VERSION`` 8% slower.
+
+    The flags refuse control characters (issue 21, item 19), so the hostile labels are
+    written into the database afterwards, as one written before labels were checked
+    holds them."""
+    _seed_labelled(run_tracker, url, root)
+    with Store.open(url) as store, store.engine.begin() as connection:
+        connection.execute(
+            text("UPDATE software_version SET version = :new WHERE version = :old"),
+            {"new": HOSTILE_VERSION, "old": _PLAIN_VERSION},
+        )
+        connection.execute(
+            text("UPDATE system SET key = :key, name = :name WHERE key = :old"),
+            {"key": f"/{system}", "name": system, "old": "/node-4x"},
+        )
+
+
+_PLAIN_VERSION = "2.1"
+
+
+def _seed_labelled(run_tracker: RunTracker, url: str, root: Path) -> None:
+    for n, (version, level) in enumerate((("2.0", 2400.0), (_PLAIN_VERSION, 2200.0))):
         folder = root / f"v{n}"
         for trial, noise in enumerate((1.0, 1.004, 0.996)):
             at = level * noise
@@ -39,7 +61,7 @@ def _seed(run_tracker: RunTracker, url: str, root: Path, *, system: str = "node-
             write_aiperf_sweep(folder / f"trial_{trial}", points, SERVING_WORKLOADS[1])
         done = run_tracker(
             ["--database-url", url, "ingest", str(folder), "--kind", "aiperf"]
-            + ["--software", "stack", "--software-version", version, "--system", system]
+            + ["--software", "stack", "--software-version", version, "--system", "node-4x"]
             + ["--accelerators", "4"]
         )
         assert done.exit_code == 0, done.stdout + done.stderr

@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from packaging.version import Version
 
-from tracker.records import VersionInfo
-from tracker.versions import order_versions, version_sort_key
+from tracker.records import LABEL_MAX, VersionInfo
+from tracker.versions import SORT_KEY_MAX, order_versions, version_place_key, version_sort_key
 
 LABEL_CHARACTERS = "0123456789.-_+!abcdevnightlyrcpostABCRV~ "
 
@@ -54,16 +54,20 @@ def _compare(a: object, b: object) -> int:
 @given(pep440_versions(), pep440_versions())
 def test_sort_key_orders_pep440_versions_as_packaging_does(a: str, b: str) -> None:
     expected = _compare(Version(a), Version(b))
-    assert _compare(version_sort_key(a), version_sort_key(b)) == expected, (a, b)
+    assert _compare(version_place_key(a), version_place_key(b)) == expected, (a, b)
+    if expected:  # equal versions spelled differently: the labels order them (below)
+        assert _compare(version_sort_key(a), version_sort_key(b)) == expected, (a, b)
 
 
 @settings(database=None)
 @given(pep440_versions())
-def test_equal_pep440_versions_have_equal_keys(label: str) -> None:
+def test_equal_pep440_versions_have_one_place_and_keys_of_their_own(label: str) -> None:
     canonical = str(Version(label))
     padded = canonical.replace(Version(label).base_version, Version(label).base_version + ".0", 1)
     assert Version(padded) == Version(label)
-    assert version_sort_key(label) == version_sort_key(canonical) == version_sort_key(padded)
+    assert version_place_key(label) == version_place_key(canonical) == version_place_key(padded)
+    spellings = {label, canonical, padded}
+    assert len({version_sort_key(s) for s in spellings}) == len(spellings)
 
 
 @pytest.mark.parametrize(
@@ -78,9 +82,68 @@ def test_equal_pep440_versions_have_equal_keys(label: str) -> None:
         ("0!1.0", "1.0"),
     ],
 )
-def test_spellings_of_the_same_version_have_the_same_key(a: str, b: str) -> None:
+def test_spellings_of_the_same_version_have_one_place_and_the_label_orders_them(
+    a: str, b: str
+) -> None:
     assert Version(a) == Version(b)
-    assert version_sort_key(a) == version_sort_key(b)
+    assert version_place_key(a) == version_place_key(b)
+    assert version_sort_key(a) != version_sort_key(b)
+    assert (version_sort_key(a) < version_sort_key(b)) == (a < b)
+
+
+def test_a_leading_v_is_a_version_of_its_own_next_to_the_one_without() -> None:
+    ordered = ["0.9", "1.0rc1", "1.0", "1.0.0", "v1.0", "1.0.post1", "v1.1", "2"]
+    assert _strictly_increasing([version_sort_key(label) for label in ordered])
+    infos = [_info(label) for label in reversed(ordered)]
+    assert [v.version for v in order_versions(infos)] == ordered
+
+
+@settings(database=None)
+@given(
+    st.text(alphabet=LABEL_CHARACTERS + "İ#é/", min_size=1, max_size=40),
+    st.text(alphabet=LABEL_CHARACTERS + "İ#é/", min_size=1, max_size=40),
+)
+def test_two_labels_have_the_same_key_only_when_they_are_the_same_label(a: str, b: str) -> None:
+    assert (version_sort_key(a) == version_sort_key(b)) == (a == b)
+    if version_place_key(a) < version_place_key(b):  # the label only decides within one place
+        assert version_sort_key(a) < version_sort_key(b), (a, b)
+
+
+def _widest(unit: str, prefix: str = "") -> str:
+    limit = LABEL_MAX["software_version"]
+    return (prefix + unit * limit)[:limit]
+
+
+@pytest.mark.parametrize(
+    "label",
+    [
+        _widest("1."),
+        _widest("1a"),
+        _widest("a1"),
+        _widest("1-"),
+        _widest("İ1"),
+        _widest(".1", "1+1"),
+        _widest(".a", "1.0rc1.post1.dev1+a"),
+        _widest("1.", "1!"),
+        _widest("1.", "v1.0-"),
+        _widest("9" * 30 + "."),
+    ],
+)
+def test_the_widest_version_labels_have_keys_that_fit_their_column(label: str) -> None:
+    assert len(label) == LABEL_MAX["software_version"]
+    assert len(version_sort_key(label)) <= SORT_KEY_MAX
+
+
+@settings(database=None)
+@given(st.text(alphabet=LABEL_CHARACTERS + "İ", min_size=1, max_size=LABEL_MAX["software_version"]))
+def test_every_version_label_that_fits_the_rules_has_a_key_that_fits(label: str) -> None:
+    assert len(version_sort_key(label)) <= SORT_KEY_MAX
+
+
+def test_order_versions_does_not_trust_a_stored_sort_key() -> None:
+    # A database written by an older tracker holds keys of another form.
+    old = [VersionInfo("vllm", "2.0.13", "1000000000000~2.13"), VersionInfo("vllm", "2.0.9", "9")]
+    assert [v.version for v in order_versions(old)] == ["2.0.9", "2.0.13"]
 
 
 @pytest.mark.parametrize(

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import unicodedata
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
+from typing import Any, Final
 
 __all__ = [
     "OUTPUT_TOKENS_PER_S",
@@ -20,6 +22,8 @@ __all__ = [
     "ArtifactRecord",
     "ExportRow",
     "ExtraValue",
+    "LABEL_MAX",
+    "LabelError",
     "Labels",
     "MetricRecord",
     "ParsedResult",
@@ -31,6 +35,7 @@ __all__ = [
     "SweepSample",
     "SystemRecord",
     "VersionInfo",
+    "checked_label",
 ]
 
 ExtraValue = float | int | str | bool
@@ -253,6 +258,45 @@ class ExportRow:
     extra: Mapping[str, ExtraValue]
 
 
+LABEL_MAX: Final[Mapping[str, int]] = {
+    "software": 200,
+    "software_version": 150,  # its sort key (at most 2.5 times as long + 7) fits 400
+    "system": 300,
+    "benchmark": 200,
+}
+"""The most characters of each text label of :class:`Labels`: what its column holds."""
+
+_NOT_TEXT = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
+"""Unicode categories refused in labels: control and format characters (NUL, terminal
+escapes, bidirectional overrides), undecodable bytes, line and paragraph separators."""
+
+
+class LabelError(ValueError):
+    """A label that breaks the rules; ``field`` is its :class:`Labels` field."""
+
+    def __init__(self, field_name: str, problem: str) -> None:
+        self.field = field_name
+        rule = f"at most {LABEL_MAX[field_name]} characters, no control characters"
+        super().__init__(f"{problem} ({rule})")
+
+
+def checked_label(field_name: str, value: str) -> str:
+    """``value`` without surrounding whitespace, if a valid ``field_name`` label (the
+    same rules on every database: see :class:`LabelError`), else a :class:`LabelError`."""
+    label = value.strip()
+    if not label:
+        raise LabelError(field_name, "empty")
+    for index, character in enumerate(label, start=1):
+        category = unicodedata.category(character)
+        if category in _NOT_TEXT:
+            what = "a byte that is not UTF-8" if category == "Cs" else "a control character"
+            where = f"(U+{ord(character):04X}) at character {index}"
+            raise LabelError(field_name, f"has {what} {where}")
+    if len(label) > LABEL_MAX[field_name]:
+        raise LabelError(field_name, f"too long: {len(label)} characters")
+    return label
+
+
 @dataclass(frozen=True, slots=True)
 class Labels:
     """What the command line or the ingest job says about a source."""
@@ -264,6 +308,13 @@ class Labels:
     benchmark: str | None = None
     release_date: date | None = None
     is_example: bool = False
+
+    def checked(self) -> Labels:
+        """These labels without surrounding whitespace (:func:`checked_label`); the
+        first text label that breaks the rules raises a :class:`LabelError`."""
+        given = ((k, getattr(self, k)) for k in LABEL_MAX)
+        checked: dict[str, Any] = {k: checked_label(k, v) for k, v in given if v is not None}
+        return replace(self, **checked)
 
     def as_json(self) -> str:
         """A canonical text of the labels, part of a source's identity."""

@@ -23,7 +23,7 @@ from tracker.cli.common import (
 )
 from tracker.errors import EXIT_DATA_ERROR, ConfigError
 from tracker.ingest.kinds import KINDS, PULLABLE
-from tracker.records import ExportRow, Labels, SourceSpec
+from tracker.records import ExportRow, LabelError, Labels, SourceSpec, checked_label
 from tracker.sources.remote import GITHUB
 from tracker.text_safety import csv_cell
 
@@ -102,6 +102,13 @@ def db_current(ctx: click.Context) -> None:
 )
 @click.option("--benchmark", help="Benchmark or workload, for files that do not name one.")
 @click.option("--strict", is_flag=True, help="Store nothing of a source that has a bad file.")
+@click.option(
+    "--replace",
+    "replace_differing",
+    is_flag=True,
+    help="Stored results the source now disagrees with (an upstream correction) take its "
+    "values; the old ones are kept in each result's history.",
+)
 @click.pass_context
 def ingest(
     ctx: click.Context,
@@ -109,6 +116,7 @@ def ingest(
     sources: tuple[str, ...],
     kind: str,
     strict: bool,
+    replace_differing: bool,
     **label_options: Any,
 ) -> None:
     """Ingest result folders, archives, URLs or ingest jobs (*.toml) into the database.
@@ -119,7 +127,9 @@ def ingest(
     A published MLPerf Inference round (folder, .tar.gz, .zip or URL) and its
     summary_results.json are recognised; the round is their software version.
     Without --strict, the good runs of a source with a bad file are stored and
-    the bad files are listed; the exit code is then 2.
+    the bad files are listed; the exit code is then 2. A stored result whose
+    value the source disagrees with (a corrected round) is kept and named;
+    --replace takes the new value, keeping the old one in the result's history.
 
     \b
     Example:
@@ -130,7 +140,7 @@ def ingest(
     """
     from tracker.ingest.run import ingest_source
 
-    labels = Labels(**label_options)
+    labels = _flag_labels(label_options)
     specs = [spec for source in sources for spec in _specs(source, kind, labels)]
     outcomes = []
     with (
@@ -146,6 +156,7 @@ def ingest(
                 progress=progress,
                 cache_dir=cache_dir(),
                 download_progress=download,
+                replace_differing=replace_differing,
             )
             _echo_outcome(outcome)
             outcomes.append(outcome)
@@ -153,6 +164,15 @@ def ingest(
         _echo_totals(outcomes)
     if any(outcome.errors for outcome in outcomes):
         ctx.exit(EXIT_DATA_ERROR)
+
+
+def _flag_labels(options: dict[str, Any]) -> Labels:
+    """The labels the flags give, checked and without surrounding whitespace, before
+    anything is stored (:meth:`Labels.checked`: the same rules on every database)."""
+    try:
+        return Labels(**options).checked()
+    except LabelError as error:
+        raise ConfigError(f"--{error.field.replace('_', '-')}: {error}") from None
 
 
 def _specs(source: str, kind: str, labels: Labels) -> list[SourceSpec]:
@@ -185,13 +205,18 @@ def _echo_outcome(outcome: SourceOutcome) -> None:
     if saved is None:
         summary = "nothing stored"
     elif saved.source_was_known:
-        summary = "unchanged, already stored"
+        summary = (
+            "already stored" if saved.differing or saved.replaced else "unchanged, already stored"
+        )
     else:
         summary = f"{saved.results_stored} results stored" + (
             f", {saved.results_already_stored} already stored"
             if saved.results_already_stored
             else ""
         )
+    if saved is not None and saved.replaced:
+        count = len(saved.replaced)
+        summary += f", {count} result{'' if count == 1 else 's'} replaced"
     if saved is not None and saved.retries:
         times = "once" if saved.retries == 1 else f"{saved.retries} times"
         summary += f" (retried {times} after a conflict with a concurrent writer)"
@@ -208,9 +233,12 @@ def _echo_totals(outcomes: list[SourceOutcome]) -> None:
     stored = sum(o.saved.results_stored for o in outcomes if o.saved)
     unchanged = sum(o.saved.results_already_stored for o in outcomes if o.saved)
     failed = sum(o.runs_failed for o in outcomes)
+    replaced = sum(len(o.saved.replaced) for o in outcomes if o.saved)
     click.echo(
         f"Total: {len(outcomes)} sources, {stored} results stored, "
-        f"{unchanged} unchanged (already stored), {failed} failed"
+        f"{unchanged} unchanged (already stored), "
+        + (f"{replaced} replaced, " if replaced else "")
+        + f"{failed} failed"
     )
 
 
@@ -225,16 +253,30 @@ def _echo_totals(outcomes: list[SourceOutcome]) -> None:
     help="Where the mlcommons/{inference,training}_results_vX.Y repositories are served.",
 )
 @click.option("--strict", is_flag=True, help="Store nothing of the round if a file is bad.")
+@click.option(
+    "--replace",
+    "replace_differing",
+    is_flag=True,
+    help="Stored results the source now disagrees with (an upstream correction) take its "
+    "values; the old ones are kept in each result's history.",
+)
 @click.pass_context
 def pull(
-    ctx: click.Context, what: str, round_label: str, ref: str | None, base_url: str, strict: bool
+    ctx: click.Context,
+    what: str,
+    round_label: str,
+    ref: str | None,
+    base_url: str,
+    strict: bool,
+    replace_differing: bool,
 ) -> None:
     """Download a published MLPerf Inference or Training round and ingest it.
 
     Streams the GitHub archive of mlcommons/inference_results_vX.Y (or
     training_results_vX.Y, pinned with --ref) into the download cache
     (TRACKER_CACHE_DIR, default ~/.cache/tracker); pulling an unchanged round
-    again downloads nothing and stores nothing.
+    again downloads nothing and stores nothing. Results of a corrected round
+    that differ from the stored ones are named; --replace takes the new values.
 
     \b
     Example:
@@ -244,6 +286,10 @@ def pull(
     """
     from tracker.ingest.pull import pull_round
 
+    try:
+        round_label = checked_label("software_version", round_label)
+    except LabelError as error:
+        raise ConfigError(f"--round: {error}") from None
     with (
         open_store(ctx, create=True) as store,
         progress_bar("ingest") as progress,
@@ -259,6 +305,7 @@ def pull(
             cache_dir=cache_dir(),
             progress=progress,
             download_progress=download,
+            replace_differing=replace_differing,
         )
     _echo_outcome(outcome)
     if outcome.errors:

@@ -14,7 +14,7 @@ from datetime import date, datetime
 from typing import Any
 
 from tracker.errors import ConfigError
-from tracker.records import Labels, SourceSpec
+from tracker.records import LABEL_MAX, LabelError, Labels, SourceSpec, checked_label
 from tracker.sources.remote import is_ref
 
 __all__ = ["Job", "parse_job"]
@@ -49,6 +49,7 @@ def parse_job(data: bytes, *, path: str) -> Job:
     _check_keys(header, _JOB_KEYS, path=path, where="[job]")
     defaults = _table(document.get("defaults", {}), path=path, where="[defaults]")
     _check_keys(defaults, _LABEL_KEYS_WITH_DATE, path=path, where="[defaults]")
+    _check_texts(defaults, path=path, where="[defaults]")
     entries = document.get("source", [])
     if not isinstance(entries, list) or not entries:
         raise ConfigError(f"{path}: no [[source]] entries; a job lists at least one source")
@@ -71,6 +72,7 @@ def _source(
 ) -> SourceSpec:
     where = f"source {n}"
     _check_keys(entry, _SOURCE_KEYS, path=path, where=where)
+    _check_texts(entry, path=path, where=where)
     merged = {**defaults, **entry}
     location = _typed(merged, "location", str, path=path, where=where, default=None)
     if not location:
@@ -83,7 +85,7 @@ def _source(
         benchmark=_typed(merged, "benchmark", str, path=path, where=where, default=None),
         release_date=_typed(merged, "release_date", date, path=path, where=where, default=None),
         is_example=is_example,
-    )
+    ).checked()  # the text labels were checked above: this strips their whitespace
     kind = _typed(merged, "kind", str, path=path, where=where, default="auto")
     commit = _typed(entry, "commit", str, path=path, where=where, default=None)
     sha256 = _typed(entry, "sha256", str, path=path, where=where, default=None)
@@ -105,6 +107,18 @@ def _version(fields: Mapping[str, Any], *, path: str, where: str) -> str | None:
         fields, "software_version", str, path=path, where=where, default=None
     )
     return version
+
+
+def _check_texts(table: Mapping[str, Any], *, path: str, where: str) -> None:
+    """Each text label of ``table`` follows the label rules (:func:`checked_label`),
+    the same on every database; the error names the file, the entry and the key."""
+    for key in LABEL_MAX:
+        value = table.get(key)
+        if isinstance(value, str):
+            try:
+                checked_label(key, value)
+            except LabelError as error:
+                raise ConfigError(f"{path}: {where}: {key}: {error}") from None
 
 
 def _table(value: object, *, path: str, where: str) -> Mapping[str, Any]:

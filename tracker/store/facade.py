@@ -151,12 +151,23 @@ class Store:
         with self._reported("read"):
             return read.has_source(self.engine, identity_sha256)
 
-    def save_source(self, source: SourceRecord, results: Sequence[ResultRecord]) -> SaveOutcome:
+    def save_source(
+        self,
+        source: SourceRecord,
+        results: Sequence[ResultRecord],
+        *,
+        replace_differing: bool = False,
+    ) -> SaveOutcome:
         """Store a source, its artifacts and its results in one transaction.
 
         A source already stored (same identity) is left alone; results whose
         sample key is already stored (the same file under the same labels,
-        reached through another source) are skipped, not duplicated.
+        reached through another source) are skipped, not duplicated. A stored
+        result whose value or validity the source disagrees with (a corrected
+        MLPerf round) is kept and reported (``SaveOutcome.differing``), or, with
+        ``replace_differing``, takes the source's values, its earlier ones kept
+        in ``extra["history"]`` (``SaveOutcome.replaced``;
+        :mod:`tracker.store.corrections`).
 
         Processes may store at the same time: a transaction that conflicts with
         another writer (a deadlock, a serialization failure, a system, version,
@@ -166,7 +177,9 @@ class Store:
         process stored meanwhile is then "already stored".
         """
         with self._reported("write to"):
-            return write.save_source(self.engine, source, results)
+            return write.save_source(
+                self.engine, source, results, replace_differing=replace_differing
+            )
 
     def list_versions(self) -> list[VersionInfo]:
         """Every known software version (unordered; see :func:`tracker.versions.order_versions`)."""

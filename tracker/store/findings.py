@@ -1,19 +1,31 @@
-"""Findings: one analysis run's findings saved by fingerprint, listed, and triaged."""
+"""Findings: one analysis run's findings saved by fingerprint, listed, and triaged.
+
+A person's triage is never overwritten by an analysis that ran at the same time.
+The analysis reads the stored findings and writes them back in one transaction,
+and every stored finding is read under a row lock there (``SELECT ... FOR UPDATE``
+on PostgreSQL; SQLite's write transactions take the database's write lock first):
+a ``findings set-status`` that commits before the analysis's read is seen by it,
+and one that comes later waits for the analysis to commit and is applied on top
+of it (it, too, reads its finding under the row lock). Two analyses at once take
+the locks in the same order (by id), so one waits for the other; a conflict with
+a concurrent writer (a finding both inserted) makes the transaction run again.
+"""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import Engine, select
-from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 from sqlalchemy.orm import Session
 from sqlmodel import col
 
 from tracker.analysis_records import FINDING_STATUSES, FindingRecord, FindingsSaved, StoredFinding
-from tracker.errors import StoreError
-from tracker.store.engine import writing
+from tracker.errors import StoreError, without_sql
+from tracker.store.engine import SAVE_ATTEMPTS, conflict, retry_delay, writing
 from tracker.store.models import Finding, SoftwareVersion
 
 __all__ = ["list_findings", "save_findings", "set_finding_status"]
@@ -25,12 +37,27 @@ def save_findings(
     analysed_at: datetime,
     evaluated: Callable[[StoredFinding], bool],
 ) -> FindingsSaved:
-    """Store one analysis run's findings (see :meth:`tracker.store.facade.Store.save_findings`)."""
-    try:
-        with Session(writing(engine)) as session, session.begin():
-            return _save_findings(session, findings, analysed_at, evaluated)
-    except SQLAlchemyError as error:
-        raise StoreError(f"could not store the findings: {error}; nothing changed") from None
+    """Store one analysis run's findings (see :meth:`tracker.store.facade.Store.save_findings`).
+
+    ``evaluated`` is called inside the transaction, after the stored findings
+    were read (and locked) and before anything is written.
+    """
+    retry = 0
+    while True:
+        try:
+            with Session(writing(engine)) as session, session.begin():
+                return _save_findings(session, findings, analysed_at, evaluated)
+        except DBAPIError as error:
+            if conflict(error) is None or retry + 1 == SAVE_ATTEMPTS:
+                raise StoreError(
+                    f"could not store the findings: {without_sql(str(error.orig))}; nothing changed"
+                ) from None
+        except SQLAlchemyError as error:
+            raise StoreError(
+                f"could not store the findings: {without_sql(str(error))}; nothing changed"
+            ) from None
+        time.sleep(retry_delay(retry))
+        retry += 1
 
 
 def list_findings(engine: Engine, status: str | None) -> list[StoredFinding]:
@@ -45,9 +72,10 @@ def list_findings(engine: Engine, status: str | None) -> list[StoredFinding]:
 def set_finding_status(
     engine: Engine, finding_id: int, status: str, note: str | None
 ) -> StoredFinding:
-    """Set one finding's status and note."""
+    """Set one finding's status and note (read under a row lock: an analysis saving
+    its findings at the same time commits first, and this change is applied on top)."""
     with Session(writing(engine)) as session, session.begin():
-        row = session.get(Finding, finding_id)
+        row = session.get(Finding, finding_id, with_for_update=True)
         if row is None:
             raise StoreError(
                 f"no finding has id {finding_id}; list them with `tracker findings --status all`"
@@ -81,7 +109,10 @@ def _save_findings(
             )
         )
     }
-    stored = {row.fingerprint: row for row in session.scalars(select(Finding))}
+    # Locked until the transaction ends: a concurrent set-status waits for this
+    # analysis and then applies its change; the statuses read here are the latest.
+    locked = select(Finding).order_by(col(Finding.id)).with_for_update()
+    stored = {row.fingerprint: row for row in session.scalars(locked)}
     counts = dict.fromkeys(("new", "updated", "reopened", "closed", "no_longer_found"), 0)
     when = f"{at:%Y-%m-%d %H:%M} UTC"
     seen: set[str] = set()

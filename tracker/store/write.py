@@ -18,6 +18,7 @@ from sqlmodel import col
 
 from tracker.errors import StoreError
 from tracker.records import MetricRecord, ResultRecord, SoftwareRecord, SourceRecord, SystemRecord
+from tracker.store.corrections import Correction, Differing, compare_stored, replace_stored
 from tracker.store.engine import SAVE_ATTEMPTS, conflict, retry_delay, writing
 from tracker.store.models import (
     Artifact,
@@ -32,7 +33,7 @@ from tracker.store.models import (
 from tracker.store.systems import load_aliases
 from tracker.versions import version_sort_key
 
-__all__ = ["SaveOutcome", "save_source"]
+__all__ = ["Correction", "SaveOutcome", "save_source"]
 
 _BATCH = 2000
 _RESULT_TABLE = cast(Table, inspect(Result).local_table)  # Core inserts: cheaper per row
@@ -50,10 +51,18 @@ class SaveOutcome:
     """Times the transaction was rolled back and run again after a conflict with a
     concurrent writer (a deadlock, a serialization failure, a row another process
     inserted first, a SQLite lock held too long)."""
+    differing: tuple[Correction, ...] = ()
+    """Stored results whose value or validity this source disagrees with, kept as stored."""
+    replaced: tuple[Correction, ...] = ()
+    """Stored results that took this source's value (``replace=True``)."""
 
 
 def save_source(
-    engine: Engine, source: SourceRecord, results: Sequence[ResultRecord]
+    engine: Engine,
+    source: SourceRecord,
+    results: Sequence[ResultRecord],
+    *,
+    replace_differing: bool = False,
 ) -> SaveOutcome:
     """Store a source and its results in one transaction, retried after conflicts.
 
@@ -63,7 +72,7 @@ def save_source(
     while True:
         try:
             with Session(writing(engine)) as session, session.begin():
-                outcome = _Writer(session).save(source, results)
+                outcome = _Writer(session).save(source, results, replace_differing)
             return replace(outcome, retries=retry)
         except DBAPIError as error:
             cause = conflict(error)
@@ -97,12 +106,17 @@ class _Writer:
         self.benchmarks: dict[tuple[str, str], int] = {}
         self.metrics: dict[tuple[str, str], int] = {}
 
-    def save(self, source: SourceRecord, results: Sequence[ResultRecord]) -> SaveOutcome:
+    def save(
+        self, source: SourceRecord, results: Sequence[ResultRecord], replace_differing: bool
+    ) -> SaveOutcome:
         known = self.session.scalar(
             select(col(Source.id)).where(col(Source.identity_sha256) == source.identity_sha256)
         )
-        if known is not None:
-            return SaveOutcome(True, 0, len(results))
+        unique = {r.sample_key: r for r in results}
+        if known is not None:  # stored already; a result may have been replaced since
+            _stored, differing = compare_stored(self.session, unique, source.kind)
+            outcome = SaveOutcome(True, 0, len(results))
+            return self._corrected(outcome, known, None, differing, replace_differing)
         source_row = Source(
             kind=source.kind,
             location=source.location,
@@ -115,13 +129,33 @@ class _Writer:
         self.session.flush()
         assert source_row.id is not None
         artifacts = self._save_artifacts(source_row.id, source)
-        fresh = self._new_results(results)
+        stored, differing = compare_stored(self.session, unique, source.kind)
+        fresh = [(key, record) for key, record in unique.items() if key not in stored]
         self._prepare_systems(record.system for _key, record in fresh)
         self._prepare_descriptions(record for _key, record in fresh)
         rows = [self._result_values(source_row.id, artifacts, key, r) for key, r in fresh]
         for start in range(0, len(rows), _BATCH):
             self.session.execute(insert(_RESULT_TABLE), rows[start : start + _BATCH])
-        return SaveOutcome(False, len(fresh), len(results) - len(fresh))
+        outcome = SaveOutcome(False, len(fresh), len(results) - len(fresh))
+        return self._corrected(outcome, source_row.id, artifacts, differing, replace_differing)
+
+    def _corrected(
+        self,
+        outcome: SaveOutcome,
+        source_id: int,
+        artifacts: dict[str, int] | None,
+        differing: list[Differing],
+        replace_differing: bool,
+    ) -> SaveOutcome:
+        """``outcome`` with the differing results replaced (``replace_differing``) or reported."""
+        corrections = tuple(d.correction for d in differing)
+        if not (differing and replace_differing):
+            return replace(outcome, differing=corrections)
+        if artifacts is None:
+            artifacts = self._artifacts(source_id)
+        replace_stored(self.session, differing, source_id, artifacts)
+        already = outcome.results_already_stored - len(differing)
+        return replace(outcome, results_already_stored=already, replaced=corrections)
 
     def _save_artifacts(self, source_id: int, source: SourceRecord) -> dict[str, int]:
         rows = [
@@ -130,24 +164,14 @@ class _Writer:
         ]
         for start in range(0, len(rows), _BATCH):
             self.session.execute(insert(_ARTIFACT_TABLE), rows[start : start + _BATCH])
+        return self._artifacts(source_id)
+
+    def _artifacts(self, source_id: int) -> dict[str, int]:
+        """The artifact ids of a stored source, by path."""
         found = self.session.execute(
             select(col(Artifact.path), col(Artifact.id)).where(col(Artifact.source_id) == source_id)
         )
         return {path: artifact_id for path, artifact_id in found if artifact_id is not None}
-
-    def _new_results(self, results: Sequence[ResultRecord]) -> list[tuple[str, ResultRecord]]:
-        """The results not stored yet, with their sample keys (computed once)."""
-        unique = {r.sample_key: r for r in results}
-        keys = list(unique)
-        stored: set[str] = set()
-        for start in range(0, len(keys), 500):
-            chunk = keys[start : start + 500]
-            stored.update(
-                self.session.scalars(
-                    select(col(Result.sample_key)).where(col(Result.sample_key).in_(chunk))
-                )
-            )
-        return [(key, record) for key, record in unique.items() if key not in stored]
 
     def _prepare_systems(self, records: Iterable[SystemRecord]) -> None:
         """Find or create every system of a batch with a few queries, not a few per system."""
