@@ -57,8 +57,13 @@ def pull_round(
     progress: ProgressCallback | None = None,
     download_progress: Callable[[int, int | None], None] | None = None,
     kind: str = "mlperf-inference",
+    replace_differing: bool = False,
 ) -> SourceOutcome:
-    """Download a round's archive (pinned to ``ref`` when given) and ingest it as ``kind``."""
+    """Download a round's archive (pinned to ``ref`` when given) and ingest it as ``kind``.
+
+    ``replace_differing``: stored results the round now disagrees with (an upstream
+    correction) take its values; see :func:`tracker.ingest.run.ingest_source`.
+    """
     url = resolve_url(round_repository(round_label, base_url=base_url, kind=kind), ref)
     spec = SourceSpec(
         location=url,
@@ -72,4 +77,5 @@ def pull_round(
         progress=progress,
         cache_dir=cache_dir,
         download_progress=download_progress,
+        replace_differing=replace_differing,
     )

@@ -24,15 +24,18 @@ from tracker.readers.base import (
 )
 from tracker.records import ResultRecord, SourceRecord, SourceSpec
 from tracker.sources.archive import ArchiveTree, is_archive, open_archive
+from tracker.sources.archive_identity import unchanged_archive
 from tracker.sources.fetch import DEFAULT_CACHE_DIR, Download, FetchOptions, fetch
 from tracker.sources.remote import is_url, resolve_url
 from tracker.sources.snapshots import Snapshot, SnapshotCache, snapshot_key
 from tracker.sources.tree import FileTree, FolderTree, SourceTree, content_sha256
+from tracker.store.corrections import Correction
 from tracker.store.facade import SaveOutcome, Store
 
 __all__ = [
     "KINDS",
     "SourceOutcome",
+    "correction_note",
     "detect_kind",
     "ingest_source",
     "invalid_note",
@@ -46,6 +49,9 @@ RESULT_FILE_SUFFIXES = frozenset({".json", ".jsonl"})
 
 INVALID_LISTED = 3
 """How many invalid results the ingest summary names (the rest are counted)."""
+
+CORRECTIONS_LISTED = 3
+"""How many stored results that differ from a source the ingest names (the rest are counted)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,11 +90,34 @@ def open_tree(
     return _open(location, commit, sha256, fetch_options or FetchOptions())[0]
 
 
+class _Unchanged(Exception):
+    """An archive or download found unchanged before it was opened (nothing decompressed)."""
+
+    def __init__(self, trail: tuple[tuple[str, str], ...], download: Download | None) -> None:
+        super().__init__("unchanged")
+        self.trail, self.download = trail, download
+
+
+def _skip_unchanged(
+    path: Path, sha256: str | None, download: Download | None, known: tuple[Snapshot, Store] | None
+) -> None:
+    """Raise :class:`_Unchanged` when the archive at ``path`` is the one ``known`` stored."""
+    if known is not None:
+        trail = unchanged_archive(path, known[0].trail, sha256=sha256)
+        if trail is not None and known[1].has_source(known[0].identity_sha256):
+            raise _Unchanged(trail, download)
+
+
 def _open(
-    location: str, commit: str | None, sha256: str | None, options: FetchOptions
+    location: str,
+    commit: str | None,
+    sha256: str | None,
+    options: FetchOptions,
+    known: tuple[Snapshot, Store] | None = None,
 ) -> tuple[SourceTree, Download | None]:
     if is_url(location):
         download = fetch(resolve_url(location, commit), options, expected_sha256=sha256)
+        _skip_unchanged(download.path, download.sha256, download, known)
         return _open_file(download.path, location, download.sha256), download
     if commit:
         raise ConfigError(f"{location}: a commit pin applies to a repository URL, not a path")
@@ -101,6 +130,7 @@ def _open(
         return FolderTree(path, location=location), None
     if not path.is_file():  # a FIFO, a device: never opened (it may block or never end)
         raise ConfigError(f"{location}: not a regular file (a FIFO, a device or a socket)")
+    _skip_unchanged(path, None, None, known)
     tree = _open_file(path, location, None)
     if sha256 and isinstance(tree, ArchiveTree) and tree.sha256 != sha256.lower():
         tree.close()
@@ -127,6 +157,7 @@ def ingest_source(
     progress: ProgressCallback | None = None,
     cache_dir: Path | None = None,
     download_progress: Callable[[int, int | None], None] | None = None,
+    replace_differing: bool = False,
 ) -> SourceOutcome:
     """Ingest one source, all or nothing.
 
@@ -135,18 +166,34 @@ def ingest_source(
     ``cache_dir`` holds downloads and the snapshots that let an unchanged source
     be recognised without reading it (:mod:`tracker.sources.snapshots`); without one,
     URLs are cached in ``~/.cache/tracker`` and every source is read in full.
+    A stored result whose value or validity the source disagrees with (an
+    upstream correction of an MLPerf round) is kept and named in a note, or,
+    with ``replace_differing``, takes the source's value (its old one kept in its history).
     """
     options = FetchOptions(cache_dir=cache_dir or DEFAULT_CACHE_DIR, progress=download_progress)
-    tree, download = _open(spec.location, spec.commit, spec.sha256, options)
     snapshots = SnapshotCache(cache_dir) if cache_dir is not None else None
+    known = snapshots.load(_snapshot_key(spec)) if snapshots is not None else None
     try:
-        known = snapshots.load(_snapshot_key(spec)) if snapshots is not None else None
+        tree, download = _open(
+            spec.location, spec.commit, spec.sha256, options, (known, store) if known else None
+        )
+    except _Unchanged as unchanged:  # an archive or a download, recognised before it is opened
+        assert snapshots is not None and known is not None
+        if unchanged.trail != tuple(known.trail):  # touched, same bytes: remember it as it is now
+            snapshots.save(_snapshot_key(spec), replace(known, trail=unchanged.trail))
+        saved = SaveOutcome(True, 0, known.results)
+        return SourceOutcome(
+            spec.location, known.kind, known.runs_found, saved, download=unchanged.download
+        )
+    try:
         if known is not None and _unchanged(store, tree, known):
             saved = SaveOutcome(True, 0, known.results)
             return SourceOutcome(
                 spec.location, known.kind, known.runs_found, saved, download=download
             )
-        stored = _read_and_store(store, spec, tree, strict=strict, progress=progress)
+        stored = _read_and_store(
+            store, spec, tree, strict=strict, progress=progress, replace_differing=replace_differing
+        )
         if snapshots is not None and stored.snapshot is not None:
             snapshots.save(_snapshot_key(spec), stored.snapshot)
     finally:
@@ -154,6 +201,10 @@ def ingest_source(
     reading = stored.reading
     invalid = tuple(_invalid(result) for result in reading.results if not result.is_valid)
     notes = reading.notes | ({invalid_note(invalid)} if invalid else set())
+    if stored.saved is not None and stored.saved.differing:
+        notes.add(correction_note(stored.saved.differing, replaced=False))
+    if stored.saved is not None and stored.saved.replaced:
+        notes.add(correction_note(stored.saved.replaced, replaced=True))
     return SourceOutcome(
         location=spec.location,
         kind=stored.kind,
@@ -173,6 +224,28 @@ def invalid_note(invalid: tuple[str, ...]) -> str:
     listed = "; ".join(invalid[:INVALID_LISTED])
     more = f"; and {count - INVALID_LISTED} more" if count > INVALID_LISTED else ""
     return f"{count} result{'' if count == 1 else 's'} stored as invalid: {listed}{more}"
+
+
+def correction_note(corrections: tuple[Correction, ...], *, replaced: bool) -> str:
+    """One line for the stored results that differ from a source: their count and the first few."""
+    count = len(corrections)
+    listed = ", ".join(_correction(c) for c in corrections[:CORRECTIONS_LISTED])
+    more = f", and {count - CORRECTIONS_LISTED} more" if count > CORRECTIONS_LISTED else ""
+    results = f"{count} stored result{'' if count == 1 else 's'}"
+    if replaced:
+        return f"{results} replaced by this source's values: {listed}{more}"
+    return (
+        f"{results} differ{'s' if count == 1 else ''} from this source (an upstream correction?): "
+        f"{listed}{more}; run again with --replace to take the new values"
+    )
+
+
+def _correction(c: Correction) -> str:
+    old, new = f"{c.stored_value:,}", f"{c.value:,}"
+    if c.stored_valid != c.valid:
+        old += " (valid)" if c.stored_valid else " (invalid)"
+        new += " (valid)" if c.valid else " (invalid)"
+    return f"{c.location}: {old} → {new}"
 
 
 def _invalid(result: ResultRecord) -> str:
@@ -197,6 +270,7 @@ def _read_and_store(
     *,
     strict: bool,
     progress: ProgressCallback | None,
+    replace_differing: bool,
 ) -> _Stored:
     try:
         kind = detect_kind(tree) if spec.kind == "auto" else spec.kind
@@ -209,9 +283,9 @@ def _read_and_store(
     if not reading.results:
         return _Stored(kind, reading, None, None)
     record = _source_record(tree, kind, spec)
-    saved = store.save_source(record, reading.results)
+    saved = store.save_source(record, reading.results, replace_differing=replace_differing)
     snapshot = None
-    if not reading.errors:
+    if not reading.errors and not saved.differing:  # a disagreement is reported again
         snapshot = Snapshot(
             identity_sha256=record.identity_sha256,
             kind=kind,

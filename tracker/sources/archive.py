@@ -1,9 +1,13 @@
 """Archives read in place as source trees: ``.tar.gz``/``.tgz``/``.tar`` (and bz2, xz) and ``.zip``.
 
-Nothing is extracted to disk. Opening an archive reads its member index (for
-a compressed tar, one pass over the stream); a member is read only when a
-reader asks for it, and :meth:`ArchiveTree.read_order` hands readers the
-archive's own order, so reading everything a reader needs is one more pass.
+Nothing is extracted to disk. Opening a tar reads its member index in one
+forward pass over the stream (:mod:`tracker.sources.inflate`), keeping in
+memory the data of the members a reader may ask for (:func:`worth_keeping`:
+not source trees, images, binaries, accuracy or trace logs), so an ingest
+decompresses the archive once; a member that was not kept is read in a second
+pass if a reader asks for it after all. A zip's members are read in place.
+An unchanged archive is recognised before it is opened at all
+(:mod:`tracker.sources.archive_identity`).
 
 Archives are never trusted, and a hostile entry refuses the whole archive
 (:class:`~tracker.errors.ParseError` naming the archive and the member): an
@@ -37,6 +41,7 @@ from typing import IO
 
 from tracker.errors import ParseError
 from tracker.records import ArtifactRecord
+from tracker.sources.archive_identity import ARCHIVE_KEY, archive_trail, file_identity
 from tracker.sources.archive_index import Index, Member, Symlink, TarIndex, ZipIndex
 from tracker.sources.tree import BufferedLines
 
@@ -45,9 +50,15 @@ __all__ = ["ArchiveLimits", "ArchiveTree", "is_archive", "open_archive"]
 _GZIP, _BZIP2, _XZ = b"\x1f\x8b", b"BZh", b"\xfd7zXZ\x00"
 _ZIP = (b"PK\x03\x04", b"PK\x05\x06")
 _CHUNK = 1 << 20
-_ARCHIVE_KEY = "archive:"
 _WHOLE_MEMBER_LIMIT = 8 << 20
 """Members up to this size are read at once; bigger ones are streamed line by line."""
+_UNUSUAL_PARTS = frozenset({"", ".", ".."})
+_NEVER_READ = frozenset({"mlperf_log_accuracy.json", "mlperf_log_trace.json"})
+_NEVER_READ_SUFFIXES = frozenset(
+    "py pyc c cc cpp cu cuh h hpp java go rs js ts css html sh cmake patch diff ipynb so o a "
+    "whl pt pth onnx bin npy npz pkl engine plan png jpg jpeg gif svg bmp pdf gz tgz zip tar "
+    "xz bz2 zst".split()
+)
 _READ_ERRORS = (tarfile.TarError, zipfile.BadZipFile, OSError, EOFError, zlib.error)
 
 
@@ -88,8 +99,23 @@ def open_archive(
             is_zip = stream.read(4) in _ZIP
     except OSError as error:
         raise ParseError(shown, f"cannot read ({error.strerror})") from None
-    kind = ZipIndex if is_zip else TarIndex
-    return ArchiveTree(path, kind(path, shown), location=shown, sha256=sha256, limits=limits)
+    index = ZipIndex(path, shown) if is_zip else TarIndex(path, shown, wanted=worth_keeping)
+    return ArchiveTree(path, index, location=shown, sha256=sha256, limits=limits)
+
+
+def worth_keeping(name: str, size: int) -> bool:
+    """Whether a member is worth keeping in memory from a tar's one pass (a reader may read it).
+
+    Only a guess that saves a second pass: source trees, images, binaries,
+    accuracy and trace logs are never read by a reader and are left out; a
+    member left out that a reader asks for after all is read in a second pass.
+    """
+    if size > _WHOLE_MEMBER_LIMIT:
+        return False
+    folder, _slash, base = name.rpartition("/")
+    if base in _NEVER_READ or f"/{folder}/".find("/code/") >= 0:
+        return False
+    return base.rpartition(".")[2].lower() not in _NEVER_READ_SUFFIXES
 
 
 class ArchiveTree:
@@ -106,6 +132,8 @@ class ArchiveTree:
     ) -> None:
         self.path = path
         self.location = location
+        self._identity = file_identity(path)
+        """The file's identity when it was opened (its trail: see :mod:`.archive_identity`)."""
         self._index = index
         self._sha256 = sha256
         self._read: dict[str, ArtifactRecord] = {}
@@ -206,10 +234,10 @@ class ArchiveTree:
         return sorted(paths, key=position)
 
     def trail(self) -> tuple[tuple[str, str], ...]:
-        return ((_ARCHIVE_KEY, f"sha256:{self.sha256}"),)
+        return archive_trail(self.sha256, self._identity)
 
     def trail_matches(self, trail: Iterable[tuple[str, str]]) -> bool:
-        return dict(trail).get(_ARCHIVE_KEY) == f"sha256:{self.sha256}"
+        return dict(trail).get(ARCHIVE_KEY) == f"sha256:{self.sha256}"
 
     def _open(self, path: str) -> IO[bytes]:
         member = self._members.get(path)
@@ -221,11 +249,14 @@ class ArchiveTree:
             raise self._unreadable(path, error) from None
 
     def read_bytes(self, path: str) -> bytes:
-        with self._open(path) as stream:
-            try:
-                data = stream.read()
-            except _READ_ERRORS as error:
-                raise self._unreadable(path, error) from None
+        member = self._members.get(path)
+        data = self._index.take(member) if member is not None else None
+        if data is None:
+            with self._open(path) as stream:
+                try:
+                    data = stream.read()
+                except _READ_ERRORS as error:
+                    raise self._unreadable(path, error) from None
         self._read[path] = ArtifactRecord(path, hashlib.sha256(data).hexdigest(), len(data))
         return data
 
@@ -281,6 +312,9 @@ class ArchiveTree:
 def _safe_name(name: str, shown: str) -> str:
     """A member name as a relative POSIX path; hostile names refuse the archive."""
     text = name.replace("\\", "/")
+    parts = text.split("/")
+    if "\x00" not in text and text[1:2] != ":" and not _UNUSUAL_PARTS.intersection(parts):
+        return text  # the common case: already clean (as PurePosixPath would give it)
     pure = PurePosixPath(text)
     if (
         not text

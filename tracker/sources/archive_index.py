@@ -13,20 +13,24 @@ Symbolic links are listed as :class:`Symlink` (the tree decides on them).
 
 from __future__ import annotations
 
+import lzma
 import struct
 import tarfile
 import zipfile
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, NoReturn, Self
 
 from tracker.errors import ParseError
+from tracker.sources.inflate import Inflated, compression
 
 __all__ = ["Index", "Member", "Symlink", "TarIndex", "ZipIndex"]
 
-_TAR_ERRORS = (tarfile.TarError, OSError, EOFError, zlib.error)
+_TAR_ERRORS = (tarfile.TarError, OSError, EOFError, zlib.error, lzma.LZMAError)
+KEPT_BYTES = 512 << 20
+"""At most this many bytes of wanted members are kept from the index pass (the rest: read later)."""
 _EXTENDED_HEADERS = frozenset(
     {
         tarfile.XHDTYPE,
@@ -114,15 +118,37 @@ class _Tar(tarfile.TarFile):
 
 
 class TarIndex:
-    """The members of a (possibly compressed) tar archive, read in one pass."""
+    """The members of a (possibly compressed) tar archive, read in one pass.
 
-    def __init__(self, path: Path, shown: str) -> None:
+    The pass decompresses the stream once, forward only (:class:`Inflated`),
+    and keeps the data of each member that ``wanted`` accepts (by name and
+    size), read just after the member's header was checked; a member read
+    later that was not kept costs a second pass over the archive.
+    """
+
+    def __init__(
+        self, path: Path, shown: str, wanted: Callable[[str, int], bool] | None = None
+    ) -> None:
         self.shown = shown
+        self.path = path
+        self._wanted = wanted
+        self._kept: dict[str, bytes] = {}
+        self._room = KEPT_BYTES
+        self._later: tarfile.TarFile | None = None
+        """The archive opened again for members that were not kept (seekable, slow)."""
         try:
-            self.archive = _Tar.open(path, mode="r:*", tarinfo=_Header)  # kept open: read later
+            kind = compression(path)
+            stream: Inflated | IO[bytes] = Inflated(path, kind) if kind else path.open("rb")
+        except OSError as error:
+            raise ParseError(shown, f"not a readable tar archive ({error})") from None
+        self._stream = stream
+        try:
+            self.archive = _Tar.open(fileobj=stream, mode="r:", tarinfo=_Header)  # type: ignore[call-overload]
         except _Refused as refused:
+            stream.close()
             raise ParseError(shown, str(refused)) from None
         except _TAR_ERRORS as error:
+            stream.close()
             raise ParseError(shown, f"not a readable tar archive ({error})") from None
         self.infos: dict[str, tarfile.TarInfo] = {}
 
@@ -132,7 +158,11 @@ class TarIndex:
         try:
             for order, info in enumerate(self.archive):
                 last = info.name
-                yield self._member(order, info)
+                member = self._member(order, info)
+                yield member  # checked by the caller before any of its data is decompressed
+                if isinstance(member, Member) and self._keep(member):
+                    data = self.archive.extractfile(info)
+                    self._kept[member.name] = data.read() if data is not None else b""
         except _Refused as refused:
             raise ParseError(self.shown, str(refused)) from None
         except _TAR_ERRORS as error:
@@ -167,11 +197,29 @@ class TarIndex:
         kinds = {tarfile.CHRTYPE: "a character device", tarfile.BLKTYPE: "a block device"}
         _refuse(self.shown, info.name, kinds.get(info.type, _other(info.type)))
 
+    def _keep(self, member: Member) -> bool:
+        if self._wanted is None or member.size > self._room:
+            return False
+        if not self._wanted(member.name, member.size):
+            return False
+        self._room -= member.size
+        return True
+
+    def take(self, member: Member) -> bytes | None:
+        """The data of ``member`` if the index pass kept it (handed out once)."""
+        return self._kept.pop(member.name, None)
+
     def close(self) -> None:
         self.archive.close()
+        self._stream.close()
+        if self._later is not None:
+            self._later.close()
+        self._kept.clear()
 
     def open(self, member: Member) -> IO[bytes]:
-        stream = self.archive.extractfile(self.infos[member.name])
+        if self._later is None:
+            self._later = tarfile.open(self.path, mode="r:*")
+        stream = self._later.extractfile(self.infos[member.name])
         if stream is None:
             raise ParseError(self.shown, f"{member.name}: not a regular file")
         return stream
@@ -263,6 +311,10 @@ class ZipIndex:
 
     def close(self) -> None:
         self.archive.close()
+
+    def take(self, member: Member) -> bytes | None:
+        """Nothing is kept from a zip's index (its members are read in place)."""
+        return None
 
     def open(self, member: Member) -> IO[bytes]:
         return self.archive.open(self.infos[member.name])

@@ -2,13 +2,15 @@
 
 After a source is stored without errors, its *trail* (the signature of every
 folder listed and file read: size, mtime, ctime and inode; for an archive,
-its sha256) is saved in the cache folder with the source's identity. The next
-ingest of the same location, kind and labels checks the trail first: when
-nothing changed and the database holds that identity, the source is reported
-unchanged without a single file being read. Any difference, or a database
-that lacks the source, means a full read (so a stale snapshot can only cost
-time, never data). This is the rule git and rsync rely on; a tool that edits
-a file and restores its mtime and ctime cannot, as ctime cannot be set.
+its sha256 and its file's identity) is saved in the cache folder with the
+source's identity. The next ingest of the same location, kind and labels
+checks the trail first: when nothing changed and the database holds that
+identity, the source is reported unchanged without a single file being read
+(an archive without being opened: :mod:`tracker.sources.archive_identity`).
+Any difference, or a database that lacks the source, means a full read (so a
+stale snapshot can only cost time, never data). This is the rule git and
+rsync rely on; a tool that edits a file and restores its mtime and ctime
+cannot, as ctime cannot be set.
 """
 
 from __future__ import annotations

@@ -1,0 +1,162 @@
+"""A compressed tar stream read forward only, decompressed in large steps.
+
+:mod:`gzip` (and :mod:`bz2`, :mod:`lzma`) files seek forward by decompressing
+8 KiB at a time into Python objects; a round of 25,000 members, most of them
+skipped, spends more time there than in :mod:`zlib` itself. :class:`Inflated`
+decompresses up to :data:`PIECE` bytes per call and serves :mod:`tarfile`'s
+reads and forward seeks from that buffer, so skipping a member costs its
+decompression and nothing more. It cannot seek backwards (a member read out of
+order needs a second pass, see :mod:`tracker.sources.archive_index`).
+
+Like the stdlib readers it accepts several concatenated streams (and zero
+padding after a gzip stream), and raises :class:`EOFError` for a stream cut
+short, :class:`zlib.error` / :class:`OSError` / :class:`lzma.LZMAError` for
+damaged data.
+"""
+
+from __future__ import annotations
+
+import bz2
+import io
+import lzma
+import zlib
+from pathlib import Path
+from typing import Protocol, cast
+
+__all__ = ["PIECE", "Inflated", "compression"]
+
+PIECE = 4 << 20
+"""The most bytes one decompression call returns (bounds memory whatever the ratio)."""
+_CHUNK = 1 << 20
+_MAGIC = {b"\x1f\x8b": "gz", b"BZh": "bz2", b"\xfd7zXZ\x00": "xz"}
+
+
+class _Decompressor(Protocol):
+    eof: bool
+    unused_data: bytes
+
+    def decompress(self, data: bytes, max_length: int = ...) -> bytes: ...
+
+
+def compression(path: Path) -> str | None:
+    """``"gz"``, ``"bz2"`` or ``"xz"`` by the file's first bytes; ``None`` for anything else."""
+    with path.open("rb") as stream:
+        head = stream.read(6)
+    return next((kind for magic, kind in _MAGIC.items() if head.startswith(magic)), None)
+
+
+def _new(kind: str) -> _Decompressor:
+    if kind == "gz":
+        return cast(_Decompressor, zlib.decompressobj(16 + zlib.MAX_WBITS))
+    if kind == "bz2":
+        return cast(_Decompressor, bz2.BZ2Decompressor())
+    return cast(_Decompressor, lzma.LZMADecompressor())
+
+
+class Inflated:
+    """The decompressed bytes of ``path`` as a forward-only file for :mod:`tarfile`."""
+
+    mode = "rb"
+
+    def __init__(self, path: Path, kind: str) -> None:
+        self.name = str(path)
+        self._kind = kind
+        self._raw = path.open("rb")
+        self._engine: _Decompressor | None = None
+        self._pending = b""
+        """Compressed bytes not yet handed to the decompressor."""
+        self._buffer = b""
+        self._offset = 0
+        """Where in ``_buffer`` the stream position is."""
+        self._position = 0
+        self._ended = False
+
+    def _piece(self) -> bytes:
+        """The next decompressed bytes; ``b""`` at a clean end of the last stream."""
+        while True:
+            engine = self._engine
+            if engine is None or engine.eof:
+                if not self._start(engine.unused_data if engine is not None else b""):
+                    return b""
+                continue
+            data, self._pending = self._pending, b""
+            if not data and getattr(engine, "needs_input", True):
+                data = self._raw.read(_CHUNK)
+                if not data:  # the file ended: only what the engine holds is left
+                    out = engine.decompress(b"", PIECE)
+                    if out or engine.eof:
+                        return out or self._piece()
+                    raise EOFError(
+                        "Compressed file ended before the end-of-stream marker was reached"
+                    )
+            out = engine.decompress(data, PIECE)
+            self._pending = getattr(engine, "unconsumed_tail", b"")
+            if out:
+                return out
+
+    def _start(self, rest: bytes) -> bool:
+        """Begin the next stream with ``rest`` and what follows; ``False`` at the end of the file.
+
+        After the first stream, zero padding is skipped and anything that is not
+        another stream ends the data (as :mod:`gzip`, :mod:`bz2` and :mod:`lzma` do).
+        """
+        first = self._engine is None
+        magic = next(m for m, kind in _MAGIC.items() if kind == self._kind)
+        while True:
+            if not first:
+                rest = rest.lstrip(b"\0")
+            if len(rest) >= len(magic) or (first and rest):
+                break
+            more = self._raw.read(_CHUNK)
+            if not more:
+                if rest:
+                    break
+                return False
+            rest += more
+        if not first and not rest.startswith(magic):
+            return False
+        self._engine = _new(self._kind)
+        self._pending = rest
+        return True
+
+    def read(self, size: int = -1) -> bytes:
+        wanted = size if size >= 0 else 1 << 62
+        while len(self._buffer) - self._offset < wanted and not self._ended:
+            piece = self._piece()
+            if not piece:
+                self._ended = True
+                break
+            self._buffer = self._buffer[self._offset :] + piece
+            self._offset = 0
+        out = self._buffer[self._offset : self._offset + wanted]
+        self._offset += len(out)
+        self._position += len(out)
+        return out
+
+    def seek(self, position: int, whence: int = io.SEEK_SET) -> int:
+        if whence == io.SEEK_CUR:
+            position += self._position
+        elif whence != io.SEEK_SET:
+            raise io.UnsupportedOperation("only forward seeks from the start or the position")
+        if position < self._position:
+            raise io.UnsupportedOperation("a compressed stream is read forward only")
+        skip = position - self._position
+        while skip > len(self._buffer) - self._offset and not self._ended:
+            skip -= len(self._buffer) - self._offset
+            self._position += len(self._buffer) - self._offset
+            self._buffer, self._offset = b"", 0
+            piece = self._piece()
+            if not piece:
+                self._ended = True
+                break
+            self._buffer = piece
+        step = min(skip, len(self._buffer) - self._offset)
+        self._offset += step
+        self._position += step
+        return self._position
+
+    def tell(self) -> int:
+        return self._position
+
+    def close(self) -> None:
+        self._raw.close()
