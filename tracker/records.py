@@ -265,6 +265,8 @@ LABEL_MAX: Final[Mapping[str, int]] = {
     "benchmark": 200,
 }
 """The most characters of each text label of :class:`Labels`: what its column holds."""
+_LIMITS = {**LABEL_MAX, "submitter": 200, "scenario": 60, "workload": 200}
+"""With the labels results carry from their files."""
 
 _NOT_TEXT = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
 """Unicode categories refused in labels: control and format characters (NUL, terminal
@@ -276,7 +278,7 @@ class LabelError(ValueError):
 
     def __init__(self, field_name: str, problem: str) -> None:
         self.field = field_name
-        rule = f"at most {LABEL_MAX[field_name]} characters, no control characters"
+        rule = f"at most {_LIMITS[field_name]} characters, no control characters"
         super().__init__(f"{problem} ({rule})")
 
 
@@ -292,7 +294,7 @@ def checked_label(field_name: str, value: str) -> str:
             what = "a byte that is not UTF-8" if category == "Cs" else "a control character"
             where = f"(U+{ord(character):04X}) at character {index}"
             raise LabelError(field_name, f"has {what} {where}")
-    if len(label) > LABEL_MAX[field_name]:
+    if len(label) > _LIMITS[field_name]:
         raise LabelError(field_name, f"too long: {len(label)} characters")
     return label
 

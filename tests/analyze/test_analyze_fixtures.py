@@ -1,6 +1,6 @@
 """Scaling groups and software gains found on the real MLPerf rounds (shared/data).
 
-The three rounds are ingested once per module and backend, then analysed. The
+The rounds (v4.1, v5.1, v6.0, v6.1) are ingested once per module and backend, then analysed. The
 expected figures are computed here from the primary metrics as the logs give
 them (the official table agrees): efficiency ``E = (T(N)/N) / (T(N0)/N0)``,
 gain = new / old for throughput.
@@ -22,7 +22,7 @@ from tracker.analyze.run import AnalysisOutcome, run_analysis
 from tracker.cli import cli
 from tracker.store.facade import Store
 
-ROUNDS = ("v4.1", "v5.1", "v6.0")
+ROUNDS = ("v4.1", "v5.1", "v6.0", "v6.1")
 
 
 @pytest.fixture(scope="module", params=["sqlite", "postgres"])

@@ -19,6 +19,7 @@ from tracker.readers.base import (
     ProgressCallback,
     Reading,
     raise_tree_problem,
+    refuse_bad_labels,
     require_positive,
     take_tree_problems,
 )
@@ -279,6 +280,7 @@ def _read_and_store(
         raise
     reading = reader_for(kind).read(tree, spec, strict=strict, progress=progress)
     take_tree_problems(tree, reading, strict=strict)
+    refuse_bad_labels(list(reading.results), reading, strict=strict)
     reading.results[:] = require_positive(reading.results)
     if not reading.results:
         return _Stored(kind, reading, None, None)

@@ -14,11 +14,13 @@ from typing import Protocol
 
 from tracker.errors import ConfigError, ParseError
 from tracker.records import (
+    LabelError,
     ParsedResult,
     ResultRecord,
     SoftwareRecord,
     SourceSpec,
     SystemRecord,
+    checked_label,
 )
 from tracker.sources.tree import FolderTree, SourceTree
 
@@ -142,6 +144,43 @@ def require_positive(results: Iterable[ResultRecord]) -> list[ResultRecord]:
         extra = {**result.extra, "invalid_reason": reason}
         out.append(replace(result, is_valid=False, extra=extra))
     return out
+
+
+def refuse_bad_labels(results: Iterable[ResultRecord], reading: Reading, *, strict: bool) -> None:
+    """Refuse results whose labels from their files break the label rules
+    (:func:`tracker.records.checked_label`: the same on every database); each is an
+    error naming its file (with ``strict``, the first is raised)."""
+    kept = []
+    for result in results:
+        problem = _label_problem(result)
+        if problem is None:
+            kept.append(result)
+            continue
+        error = ParseError(result.artifact_path, problem, line=result.line)
+        if strict:
+            raise error
+        reading.errors.append(error)
+    reading.results[:] = kept
+
+
+def _label_problem(result: ResultRecord) -> str | None:
+    labels = (
+        ("system", result.system.name),
+        ("submitter", result.system.submitter),
+        ("benchmark", result.benchmark),
+        ("scenario", result.scenario),
+        ("workload", result.workload or None),
+        ("software", result.software.software),
+        ("software_version", result.software.version),
+    )
+    for name, value in labels:
+        if value is None:
+            continue
+        try:
+            checked_label(name, value)
+        except LabelError as error:
+            return f"{name} label: {error}"
+    return None
 
 
 def take_tree_problems(tree: SourceTree, reading: Reading, *, strict: bool) -> None:
