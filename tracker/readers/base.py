@@ -169,12 +169,12 @@ def _label_problem(result: ResultRecord) -> str | None:
         ("submitter", result.system.submitter),
         ("benchmark", result.benchmark),
         ("scenario", result.scenario),
-        ("workload", result.workload or None),
+        ("workload", result.workload),
         ("software", result.software.software),
         ("software_version", result.software.version),
     )
     for name, value in labels:
-        if value is None:
+        if not value:  # a label a kind of result does not have (a training scenario)
             continue
         try:
             checked_label(name, value)
