@@ -151,8 +151,9 @@ def refuse_bad_labels(results: Iterable[ResultRecord], reading: Reading, *, stri
     (:func:`tracker.records.checked_label`: the same on every database); each is an
     error naming its file (with ``strict``, the first is raised)."""
     kept = []
+    seen: dict[tuple[str, str], str | None] = {}  # labels repeat: check each once
     for result in results:
-        problem = _label_problem(result)
+        problem = _label_problem(result, seen)
         if problem is None:
             kept.append(result)
             continue
@@ -163,7 +164,7 @@ def refuse_bad_labels(results: Iterable[ResultRecord], reading: Reading, *, stri
     reading.results[:] = kept
 
 
-def _label_problem(result: ResultRecord) -> str | None:
+def _label_problem(result: ResultRecord, seen: dict[tuple[str, str], str | None]) -> str | None:
     labels = (
         ("system", result.system.name),
         ("submitter", result.system.submitter),
@@ -176,10 +177,18 @@ def _label_problem(result: ResultRecord) -> str | None:
     for name, value in labels:
         if not value:  # a label a kind of result does not have (a training scenario)
             continue
-        try:
-            checked_label(name, value)
-        except LabelError as error:
-            return f"{name} label: {error}"
+        if (name, value) not in seen:
+            seen[(name, value)] = _problem_of(name, value)
+        if seen[(name, value)] is not None:
+            return seen[(name, value)]
+    return None
+
+
+def _problem_of(name: str, value: str) -> str | None:
+    try:
+        checked_label(name, value)
+    except LabelError as error:
+        return f"{name} label: {error}"
     return None
 
 
