@@ -10,8 +10,8 @@ renamed between rounds to the system it is (``tracker systems alias``).
 Existing databases: results whose location names a division other than their
 system's (the merged HPE closed/open system of v5.1) move to a system of their
 own division; every (system, version) that has results gets a description,
-copied from the system row (the only description stored before: re-ingest a
-round with ``--replace``, or into a new database, to get each round's own).
+copied from the system row (the only description stored before: ingest the
+rounds into a new database to get each round's own).
 
 Revision ID: 97c2806438f6
 Revises: 526312dea84e
