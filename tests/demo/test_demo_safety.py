@@ -12,25 +12,13 @@ from pathlib import Path
 
 from click.testing import CliRunner, Result
 
+from tests.support.files import snapshot_tree
 from tracker.cli import cli
 from tracker.demo.run import DEMO_MARKER, prepare_demo_folder
 
 
 def _demo(out: Path, *args: str) -> Result:
     return CliRunner().invoke(cli, [*args, "demo", "--out", str(out)])
-
-
-def _snapshot(folder: Path) -> dict[str, bytes | str]:
-    found: dict[str, bytes | str] = {}
-    for top, folders, names in os.walk(folder):
-        for name in folders + names:
-            path = Path(top) / name
-            key = str(path.relative_to(folder))
-            if path.is_symlink():
-                found[key] = f"-> {os.readlink(path)}"
-            elif path.is_file():
-                found[key] = path.read_bytes()
-    return found
 
 
 def _refused(result: Result, named: Path) -> None:
@@ -43,9 +31,9 @@ def test_a_data_folder_of_the_users_own_is_refused_and_kept(tmp_path: Path) -> N
     (tmp_path / "data").mkdir()
     (tmp_path / "data" / "thesis.csv").write_text("mine\n")
     (tmp_path / "demo.db").write_bytes(b"not the demo's")
-    before = _snapshot(tmp_path)
+    before = snapshot_tree(tmp_path)
     _refused(_demo(tmp_path), tmp_path / "data")
-    assert _snapshot(tmp_path) == before
+    assert snapshot_tree(tmp_path) == before
 
 
 def test_a_data_link_is_refused_and_its_target_kept(tmp_path: Path) -> None:
@@ -56,9 +44,9 @@ def test_a_data_link_is_refused_and_its_target_kept(tmp_path: Path) -> None:
     out = tmp_path / "demo"
     out.mkdir()
     (out / "data").symlink_to(outside)
-    before = _snapshot(tmp_path)
+    before = snapshot_tree(tmp_path)
     _refused(_demo(out), out / "data")
-    assert _snapshot(tmp_path) == before
+    assert snapshot_tree(tmp_path) == before
 
 
 def test_a_database_of_the_users_own_is_refused_and_kept(tmp_path: Path) -> None:
@@ -97,4 +85,4 @@ def test_prepare_removes_only_a_marked_folder_and_its_database(tmp_path: Path) -
     (tmp_path / "demo.db").write_bytes(b"old demo database")
     (tmp_path / "mine.txt").write_text("mine\n")
     prepare_demo_folder(tmp_path, fresh_database=True)
-    assert _snapshot(tmp_path).keys() == {f"data/{DEMO_MARKER}", "mine.txt"}
+    assert snapshot_tree(tmp_path).keys() == {f"data/{DEMO_MARKER}", "mine.txt"}

@@ -15,9 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner, Result
 
-from tracker.cli import cli
+from tests.support.cli_rows import export, tracker
 from tracker.errors import ParseError
 from tracker.parsers.loadgen import Entry
 from tracker.parsers.mlperf_logs import summary_as_detail
@@ -42,15 +41,8 @@ SCENARIO_REASON = (
 Row = dict[str, Any]
 
 
-def tracker(database_url: str, cache: Path, *args: str) -> Result:
-    env = {"TRACKER_CACHE_DIR": str(cache)}
-    return CliRunner().invoke(cli, ["--database-url", database_url, *args], env=env)
-
-
 def exported(database_url: str, cache: Path) -> dict[str, Row]:
-    result = tracker(database_url, cache, "export", "--format", "json")
-    assert result.exit_code == 0, result.output
-    return {row["location"]: row for row in json.loads(result.stdout)}
+    return {row["location"]: row for row in export(database_url, cache)}
 
 
 def _copy(source: Path, target: Path) -> None:

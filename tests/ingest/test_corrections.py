@@ -10,18 +10,16 @@ the shared data and edited there.
 
 from __future__ import annotations
 
-import json
 import tarfile
 from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner, Result
 from sqlalchemy import select
 from sqlmodel import col
 
 from tests.ingest.test_pull import REF, ROUND_PATH, Served, serve
-from tracker.cli import cli
+from tests.support.cli_rows import export, tracker
 from tracker.ingest.run import correction_note
 from tracker.store.corrections import Correction
 from tracker.store.facade import Store
@@ -37,15 +35,8 @@ CORRECTED = b"Samples per second: 1800.5\n"
 Row = dict[str, Any]
 
 
-def tracker(database_url: str, cache: Path, *args: str) -> Result:
-    env = {"TRACKER_CACHE_DIR": str(cache)}
-    return CliRunner().invoke(cli, ["--database-url", database_url, *args], env=env)
-
-
 def exported(database_url: str, cache: Path) -> dict[str, Row]:
-    result = tracker(database_url, cache, "export", "--format", "json")
-    assert result.exit_code == 0, result.output
-    return {row["location"]: row for row in json.loads(result.stdout)}
+    return {row["location"]: row for row in export(database_url, cache)}
 
 
 def result_ids(database_url: str) -> dict[str | None, int | None]:

@@ -16,26 +16,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner, Result
 
 from tests.conftest import POSTGRES_URL_VARIABLE, _postgres_schema_url
-from tracker.cli import cli
+from tests.support.cli_rows import export, tracker
 from tracker.store.facade import Store
 
 ROUNDS = ("v4.1", "v5.1", "v6.0")
 Row = dict[str, Any]
-
-
-def tracker(database_url: str, cache: Path, *args: str) -> Result:
-    env = {"TRACKER_CACHE_DIR": str(cache)}
-    return CliRunner().invoke(cli, ["--database-url", database_url, *args], env=env)
-
-
-def export(database_url: str, cache: Path) -> list[Row]:
-    result = tracker(database_url, cache, "export", "--format", "json")
-    assert result.exit_code == 0, result.output
-    rows: list[Row] = json.loads(result.stdout)
-    return rows
 
 
 def table_location(row: Row) -> str:

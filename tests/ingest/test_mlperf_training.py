@@ -18,11 +18,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner, Result
 
 from tests.ingest.test_pull import Served, serve
+from tests.support.cli_rows import export, tracker
 from tracker.analyze.run import run_analysis
-from tracker.cli import cli
 from tracker.ingest.pull import pull_round, round_repository
 from tracker.ingest.run import read_job
 from tracker.paths import ingest_jobs_dir
@@ -33,19 +32,6 @@ SCORE = "time_to_train_minutes"
 RUN = "run_time_to_train_minutes"
 TOLERANCE = 1e-9
 V51_REF = "441d65f4445cd59687466533fd9f55399136e7a4"
-
-
-def tracker(url: str, cache: Path, *args: str) -> Result:
-    return CliRunner().invoke(
-        cli, ["--database-url", url, *args], env={"TRACKER_CACHE_DIR": str(cache)}
-    )
-
-
-def export(url: str, cache: Path) -> list[Row]:
-    result = tracker(url, cache, "export", "--format", "json")
-    assert result.exit_code == 0, result.output
-    rows: list[Row] = json.loads(result.stdout)
-    return rows
 
 
 @pytest.fixture(scope="module")

@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner, Result
 
-from tracker.cli import cli
+from tests.support.cli_rows import export as exported
+from tests.support.cli_rows import tracker
 from tracker.parsers.mlperf_endpoints_result import (
     parse_endpoints_accuracy,
     parse_endpoints_result,
@@ -25,18 +25,6 @@ from tracker.parsers.mlperf_names import canonical_benchmark, canonical_scenario
 
 VR = "closed/NVIDIA/results/VR-NVL72_VR-288GB_aarch64x72_TRT/deepseek-r1"
 Row = dict[str, Any]
-
-
-def tracker(database_url: str, cache: Path, *args: str) -> Result:
-    env = {"TRACKER_CACHE_DIR": str(cache)}
-    return CliRunner().invoke(cli, ["--database-url", database_url, *args], env=env)
-
-
-def exported(database_url: str, cache: Path) -> list[Row]:
-    result = tracker(database_url, cache, "export", "--format", "json")
-    assert result.exit_code == 0, result.output
-    rows: list[Row] = json.loads(result.stdout)
-    return rows
 
 
 def table_rows(shared_data: Path) -> dict[str, Row]:

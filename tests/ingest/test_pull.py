@@ -23,9 +23,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner, Result
 
-from tracker.cli import cli
+from tests.support.cli_rows import tracker
 from tracker.ingest.run import read_job
 from tracker.paths import ingest_jobs_dir
 from tracker.store.facade import Store
@@ -181,11 +180,6 @@ def server(round_archive: bytes) -> Iterator[tuple[str, Served]]:
     served = Served(archive=round_archive)
     with serve(served) as base_url:
         yield base_url, served
-
-
-def tracker(database_url: str, cache: Path, *args: str) -> Result:
-    env = {"TRACKER_CACHE_DIR": str(cache)}
-    return CliRunner().invoke(cli, ["--database-url", database_url, *args], env=env)
 
 
 def export(database_url: str, cache: Path) -> list[dict[str, object]]:

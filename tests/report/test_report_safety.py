@@ -24,6 +24,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner, Result
 
+from tests.support.files import snapshot_tree
 from tracker.cli import cli
 from tracker.report.render import MANIFEST
 from tracker.report.staging import STAGE_MARKER
@@ -63,20 +64,6 @@ def _report(database: Path, out: Path) -> Result:
     return _tracker(database, "report", "--out", str(out))
 
 
-def _snapshot(folder: Path) -> dict[str, bytes | str]:
-    """Every file's bytes and every link's target below ``folder`` (links not followed)."""
-    found: dict[str, bytes | str] = {}
-    for top, folders, names in os.walk(folder):
-        for name in folders + names:
-            path = Path(top) / name
-            key = str(path.relative_to(folder))
-            if path.is_symlink():
-                found[key] = f"-> {os.readlink(path)}"
-            elif path.is_file():
-                found[key] = path.read_bytes()
-    return found
-
-
 def _outside(tmp_path: Path) -> Path:
     outside = tmp_path / "outside"
     (outside / "keys").mkdir(parents=True)
@@ -91,7 +78,7 @@ def test_planted_links_and_a_forged_list_touch_nothing_outside(
 ) -> None:
     site, outside = tmp_path / "site", _outside(tmp_path)
     assert _report(database, site).exit_code == 0
-    before = _snapshot(outside)
+    before = snapshot_tree(outside)
     (site / "evil").symlink_to(outside / "keys")
     (site / "index.html").unlink()
     (site / "index.html").symlink_to(outside / "precious.txt")
@@ -109,7 +96,7 @@ def test_planted_links_and_a_forged_list_touch_nothing_outside(
     result = _report(database, site)
 
     assert result.exit_code == 0, result.output
-    assert _snapshot(outside) == before
+    assert snapshot_tree(outside) == before
     for name in ("index.html", "report.json", "system"):
         assert not (site / name).is_symlink(), name
     assert "<html" in (site / "index.html").read_text()
@@ -125,33 +112,33 @@ def test_a_list_that_is_a_link_is_neither_trusted_nor_written_through(
     (site / "evil").symlink_to(outside / "keys")
     (site / MANIFEST).unlink()
     (site / MANIFEST).symlink_to(outside / "list")
-    before = _snapshot(outside)
+    before = snapshot_tree(outside)
     assert _report(database, site).exit_code == 0
-    assert _snapshot(outside) == before
+    assert snapshot_tree(outside) == before
     assert not (site / MANIFEST).is_symlink()
 
 
 def test_an_out_folder_that_is_a_link_is_refused(database: Path, tmp_path: Path) -> None:
     outside = _outside(tmp_path)
-    before = _snapshot(outside)
+    before = snapshot_tree(outside)
     (tmp_path / "site").symlink_to(outside)
     result = _report(database, tmp_path / "site")
     assert result.exit_code == 2
     assert "symbolic link" in result.output and "give the folder it leads to" in result.output
-    assert _snapshot(outside) == before
+    assert snapshot_tree(outside) == before
 
 
 def test_the_users_own_files_survive_and_stale_pages_go(database: Path, tmp_path: Path) -> None:
     site = tmp_path / "site"
     assert _report(database, site).exit_code == 0
-    fresh = _snapshot(site)
+    fresh = snapshot_tree(site)
     (site / "notes.txt").write_text("mine\n")
     (site / "drafts").mkdir()
     (site / "drafts" / "plan.md").write_text("plan\n")
     (site / "system" / "gone.html").write_text("stale")
     (site / MANIFEST).write_text((site / MANIFEST).read_text() + "system/gone.html\n")
     assert _report(database, site).exit_code == 0
-    after = _snapshot(site)
+    after = snapshot_tree(site)
     assert after.keys() == fresh.keys() | {"notes.txt", "drafts/plan.md"}
     assert after["notes.txt"] == b"mine\n" and after["drafts/plan.md"] == b"plan\n"
     assert not list(tmp_path.glob(".site.tmp-*"))
@@ -163,7 +150,7 @@ def test_a_failed_render_leaves_the_previous_site_byte_identical(
     site = tmp_path / "site"
     assert _report(database, site).exit_code == 0
     (site / "notes.txt").write_text("mine\n")
-    before = _snapshot(site)
+    before = snapshot_tree(site)
 
     def disk_full(*_args: Any, **_kwargs: Any) -> Any:
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
@@ -174,7 +161,7 @@ def test_a_failed_render_leaves_the_previous_site_byte_identical(
     assert "the report was not written" in result.output
     assert "No space left on device" in result.output
     assert f"{site} was left as it was" in result.output
-    assert _snapshot(site) == before
+    assert snapshot_tree(site) == before
     assert not list(tmp_path.glob(".site.tmp-*"))
 
 
@@ -198,7 +185,7 @@ def test_a_killed_render_leaves_the_previous_site_and_the_next_one_cleans_up(
 ) -> None:
     site = tmp_path / "site"
     assert _report(database, site).exit_code == 0
-    before = _snapshot(site)
+    before = snapshot_tree(site)
     killed = subprocess.run(
         [sys.executable, "-c", _KILLED_RENDER, f"sqlite:///{database}", str(site)],
         cwd=REPO_ROOT,
@@ -207,13 +194,13 @@ def test_a_killed_render_leaves_the_previous_site_and_the_next_one_cleans_up(
         timeout=120,
     )
     assert killed.returncode == -signal.SIGKILL, killed.stderr
-    assert _snapshot(site) == before
+    assert snapshot_tree(site) == before
     [left] = tmp_path.glob(".site.tmp-*")
     assert (left / STAGE_MARKER).is_file() and list(left.rglob("*.html"))
 
     assert _report(database, site).exit_code == 0
     assert not left.exists()
-    assert _snapshot(site).keys() == before.keys()
+    assert snapshot_tree(site).keys() == before.keys()
 
 
 class _Figures(HTMLParser):
