@@ -280,7 +280,7 @@ def _read_and_store(
         raise
     reading = reader_for(kind).read(tree, spec, strict=strict, progress=progress)
     take_tree_problems(tree, reading, strict=strict)
-    refuse_bad_labels(list(reading.results), reading, strict=strict)
+    refuse_bad_labels(reading, strict=strict)
     reading.results[:] = require_positive(reading.results)
     if not reading.results:
         return _Stored(kind, reading, None, None)

@@ -146,13 +146,13 @@ def require_positive(results: Iterable[ResultRecord]) -> list[ResultRecord]:
     return out
 
 
-def refuse_bad_labels(results: Iterable[ResultRecord], reading: Reading, *, strict: bool) -> None:
-    """Refuse results whose labels from their files break the label rules
-    (:func:`tracker.records.checked_label`: the same on every database); each is an
-    error naming its file (with ``strict``, the first is raised)."""
+def refuse_bad_labels(reading: Reading, *, strict: bool) -> None:
+    """Drop the results of ``reading`` whose labels from their files break the label
+    rules (:func:`tracker.records.checked_label`: the same on every database); each is
+    an error naming its file (with ``strict``, the first is raised)."""
     kept = []
     seen: dict[tuple[str, str], str | None] = {}  # labels repeat: check each once
-    for result in results:
+    for result in reading.results:
         problem = _label_problem(result, seen)
         if problem is None:
             kept.append(result)

@@ -120,7 +120,7 @@ def iter_analysis_samples(engine: Engine, batch_size: int) -> Iterator[AnalysisS
         labels = _analysis_labels(connection)
         versions, systems = labels[SoftwareVersion], labels[System]
         benchmarks, metrics = labels[Benchmark], labels[Metric]
-        described = _round_descriptions(connection)
+        described = _round_descriptions(connection, systems)
         query = select(*_ANALYSIS_COLUMNS).order_by(col(Result.id))
         rows = connection.execution_options(yield_per=batch_size).execute(query)
         for system, version, benchmark, metric, workload, value, valid, stack, sweep, kind in rows:
@@ -133,27 +133,22 @@ def iter_analysis_samples(engine: Engine, batch_size: int) -> Iterator[AnalysisS
             )  # fmt: skip
 
 
-def _round_descriptions(connection: Connection) -> dict[tuple[int, int], tuple[Any, ...]]:
-    """(system id, version id) → the system's label columns with that round's description."""
-    systems = {
-        row[0]: tuple(row[1:])
-        for row in connection.execute(
-            select(col(System.id), col(System.key), col(System.name), col(System.submitter))
-        )
-    }
+def _round_descriptions(
+    connection: Connection, systems: dict[int, tuple[Any, ...]]
+) -> dict[tuple[int, int], tuple[Any, ...]]:
+    """(system id, version id) → the system's label columns (``systems``: key, name,
+    submitter, division, then the description) with that round's description."""
     columns = (
         col(SystemDescription.system_id),
         col(SystemDescription.software_version_id),
-        col(System.division),
         col(SystemDescription.accelerator),
         col(SystemDescription.nodes),
         col(SystemDescription.accelerators_total),
         col(SystemDescription.host_cpu),
     )
-    query = select(*columns).join(System, col(System.id) == col(SystemDescription.system_id))
     return {
-        (system, version): (*systems[system], *described)
-        for system, version, *described in connection.execute(query)
+        (system, version): (*systems[system][:4], *described)
+        for system, version, *described in connection.execute(select(*columns))
     }
 
 
