@@ -2,7 +2,7 @@
 
 Every fault ends in a whole, verified download or a clear :class:`FetchError`;
 never in partial data in the cache or the database. Waits are recorded, not
-slept (``FetchOptions.sleep``), and timeouts are fractions of a second, so the
+slept (``FetchOptions.sleep``), and only the stall tests wait for a (0.3 s) read timeout, so the
 module runs in a few seconds.
 """
 
@@ -35,7 +35,11 @@ from tracker.errors import FetchError
 from tracker.sources.fetch import FetchOptions, fetch
 from tracker.store.facade import Store
 
-READ_TIMEOUT_S = 0.3
+STALL_TIMEOUT_S = 0.3
+"""The read timeout of the tests about a server that stops sending: what ends the stall."""
+READ_TIMEOUT_S = 20.0
+"""Every other test's: long, so a loaded machine cannot turn a slow answer into a retry
+(and an extra request) that the test does not expect."""
 BODY = bytes(range(256)) * 1200
 """300 KiB: long enough to be cut in the middle."""
 PATH = "/files/body.bin"
@@ -184,7 +188,7 @@ def test_a_stalled_transfer_times_out_and_is_resumed(
     base_url, served = http
     served.faults[PATH] = [Fault(stall_after=1000)]
     waits: list[float] = []
-    download = fetch(base_url + PATH, _options(tmp_path, waits))
+    download = fetch(base_url + PATH, _options(tmp_path, waits, read_timeout_s=STALL_TIMEOUT_S))
     assert download.path.read_bytes() == BODY
     assert served.ranges_asked[1][1] == "bytes=1000-"
     assert waits == [0.25]
@@ -196,10 +200,10 @@ def test_a_server_that_stops_sending_ends_in_a_clear_error(
     base_url, served = http
     served.faults[PATH] = [Fault(stall_after=1000)] * 3
     with pytest.raises(FetchError) as raised:
-        fetch(base_url + PATH, _options(tmp_path, [], attempts=3))
+        fetch(base_url + PATH, _options(tmp_path, [], attempts=3, read_timeout_s=STALL_TIMEOUT_S))
     assert str(raised.value) == (
         f"{base_url}{PATH}: gave up after 3 attempts (the server sent nothing for "
-        f"{READ_TIMEOUT_S:g} s (read timeout)); nothing was kept; check the network and the "
+        f"{STALL_TIMEOUT_S:g} s (read timeout)); nothing was kept; check the network and the "
         "URL, or try again later"
     )
     assert [asked[1] for asked in served.ranges_asked] == [None, "bytes=1000-", "bytes=2000-"]
@@ -237,19 +241,28 @@ def test_a_checksum_mismatch_keeps_nothing(http: tuple[str, Served], tmp_path: P
 # --- the same faults under `tracker pull`: a whole round stored, or nothing -----------------
 
 
-@pytest.fixture
-def waits(monkeypatch: pytest.MonkeyPatch) -> list[float]:
+def _quick_fetches(monkeypatch: pytest.MonkeyPatch, read_timeout_s: float) -> list[float]:
     """Quick fetch settings for the CLI (what it would wait is recorded, not slept)."""
     recorded: list[float] = []
     quick = partial(
         FetchOptions,
-        read_timeout_s=READ_TIMEOUT_S,
+        read_timeout_s=read_timeout_s,
         connect_timeout_s=2.0,
         attempts=3,
         sleep=recorded.append,
     )
     monkeypatch.setattr("tracker.ingest.run.FetchOptions", quick)
     return recorded
+
+
+@pytest.fixture
+def waits(monkeypatch: pytest.MonkeyPatch) -> list[float]:
+    return _quick_fetches(monkeypatch, READ_TIMEOUT_S)
+
+
+@pytest.fixture
+def stall_waits(monkeypatch: pytest.MonkeyPatch) -> list[float]:
+    return _quick_fetches(monkeypatch, STALL_TIMEOUT_S)
 
 
 def _pull(database_url: str, cache: Path, base_url: str) -> tuple[int, str, str]:
@@ -287,10 +300,12 @@ def _nothing_stored(database_url: str) -> None:
 def test_a_pull_through_a_fault_stores_the_whole_round(
     server: tuple[str, Served],
     round_archive: bytes,
-    waits: list[float],
+    monkeypatch: pytest.MonkeyPatch,
     tmp_path: Path,
     fault: str,
 ) -> None:
+    stalls = fault.startswith("stalled")
+    waits = _quick_fetches(monkeypatch, STALL_TIMEOUT_S if stalls else READ_TIMEOUT_S)
     base_url, served = server
     faults, served.ranges, sent = FAULTS[fault]
     served.faults[ROUND_PATH] = faults(len(round_archive))
@@ -308,7 +323,7 @@ def test_a_pull_through_a_fault_stores_the_whole_round(
 
 
 def test_a_pull_from_a_server_that_stops_sending_stores_nothing(
-    database_url: str, server: tuple[str, Served], waits: list[float], tmp_path: Path
+    database_url: str, server: tuple[str, Served], stall_waits: list[float], tmp_path: Path
 ) -> None:
     base_url, served = server
     served.faults[ROUND_PATH] = [Fault(stall_after=4096)] * 3
@@ -316,7 +331,7 @@ def test_a_pull_from_a_server_that_stops_sending_stores_nothing(
     assert code == 2, stdout + stderr
     assert stderr == (
         f"Error: {base_url}{ROUND_PATH}: gave up after 3 attempts (the server sent nothing for "
-        f"{READ_TIMEOUT_S:g} s (read timeout)); nothing was kept; check the network and the "
+        f"{STALL_TIMEOUT_S:g} s (read timeout)); nothing was kept; check the network and the "
         "URL, or try again later\n"
     )
     _nothing_stored(database_url)
