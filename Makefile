@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 RUNTIME_STAMP := $(VENV)/.installed-runtime
 DEV_STAMP := $(VENV)/.installed-dev
 
-.PHONY: demo test lint bench install install-dev clean
+.PHONY: demo test fuzz lint bench install install-dev clean
 
 $(BIN)/python:
 	@echo "==> Creating the virtual environment $(VENV) with $(PYTHON)"
@@ -38,8 +38,15 @@ lint: $(DEV_STAMP)
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy tracker
 
+# Two pytest workers (pytest-xdist), each test file whole on one of them (module
+# fixtures built once); the 15 slowest tests are printed. PYTEST_WORKERS=0 runs in one process.
+PYTEST_WORKERS ?= 2
 test: lint
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile --durations=15
+
+# The property and fuzz tests with 2,000 fresh random examples each (tests/conftest.py).
+fuzz: $(DEV_STAMP)
+	HYPOTHESIS_PROFILE=fuzz $(BIN)/python -m pytest -q tests/parsers/test_fuzz_parsers.py tests/parsers/test_generic_bench.py tests/test_versions.py
 
 bench: $(DEV_STAMP)
 	$(BIN)/python benchmarks/run.py

@@ -29,19 +29,24 @@ from tracker.store.facade import Store, normalise_database_url
 REPO_ROOT = Path(__file__).resolve().parent.parent
 POSTGRES_URL_VARIABLE = "TRACKER_TEST_POSTGRES_URL"
 
-# Hypothesis: "dev" by default (quick), "ci" when CI is set (.ci/run sets CI=1):
-# the same examples on every run, enough of them to mean it; HYPOTHESIS_PROFILE picks either.
-# Failures print the reproduction blob; no example database is written.
+# Hypothesis: "dev" by default (quick), "ci" when CI is set (.ci/run sets CI=1): the same
+# 100 examples per test on every run (derandomized: more would repeat the same draw on every
+# run, not search further), and "fuzz" (`make fuzz`): 2,000 fresh random examples per test,
+# the deep search to run before a release or after a parser change. HYPOTHESIS_PROFILE picks
+# one. Failures print the reproduction blob; no example database is written.
 settings.register_profile(
     "dev", max_examples=40, deadline=timedelta(seconds=2), database=None, print_blob=True
 )
 settings.register_profile(
     "ci",
-    max_examples=300,
+    max_examples=100,
     deadline=timedelta(seconds=2),
     derandomize=True,
     database=None,
     print_blob=True,
+)
+settings.register_profile(
+    "fuzz", max_examples=2000, deadline=timedelta(seconds=5), database=None, print_blob=True
 )
 settings.load_profile(
     os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") else "dev")
@@ -65,8 +70,15 @@ def update_golden(request: pytest.FixtureRequest) -> bool:
 
 @pytest.fixture(autouse=True)
 def _private_cache_dir(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """Downloads and ingest snapshots of a test go to its own folder, never to ~/.cache."""
+    """Downloads and ingest snapshots of a test go to its own folder, never to ~/.cache.
+
+    ``COLUMNS`` and ``LINES`` are unset: output is as wide as a run without a terminal
+    makes it, whoever started pytest (a terminal, CI, or pytest-xdist, whose workers set
+    ``COLUMNS=80``); a test about the width sets them itself.
+    """
     monkeypatch.setenv("TRACKER_CACHE_DIR", str(tmp_path / "tracker-cache"))
+    monkeypatch.delenv("COLUMNS", raising=False)
+    monkeypatch.delenv("LINES", raising=False)
 
 
 @pytest.fixture(scope="session")

@@ -2,7 +2,7 @@
 
 Every fault ends in a whole, verified download or a clear :class:`FetchError`;
 never in partial data in the cache or the database. Waits are recorded, not
-slept (``FetchOptions.sleep``), and only the stall tests wait for a (0.3 s) read timeout, so the
+slept (``FetchOptions.sleep``), and only the stall tests wait for a (0.5 s) read timeout, so the
 module runs in a few seconds.
 """
 
@@ -35,7 +35,7 @@ from tracker.errors import FetchError
 from tracker.sources.fetch import FetchOptions, fetch
 from tracker.store.facade import Store
 
-STALL_TIMEOUT_S = 0.3
+STALL_TIMEOUT_S = 0.5
 """The read timeout of the tests about a server that stops sending: what ends the stall."""
 READ_TIMEOUT_S = 20.0
 """Every other test's: long, so a loaded machine cannot turn a slow answer into a retry
