@@ -184,7 +184,11 @@ def test_a_spike_in_the_history_is_removed_before_the_interval() -> None:
     spiky = history(4, 0.10, spike_at=4)
     assert verdict(spiky, "v9", "v10") is Verdict.REGRESSION
     unspiked = compare_versions(
-        [spiky], "v9", "v10", rng=np.random.default_rng(0), policy=ComparePolicy(despike_k=1e9)
+        [spiky],
+        "v9",
+        "v10",
+        rng=np.random.default_rng(0),
+        policy=ComparePolicy(history_outlier_p=0.0),
     )
     # the spike inflates s: the drop is no longer significant even on its own
     despiked = compare_versions([spiky], "v9", "v10", rng=np.random.default_rng(0))
@@ -326,7 +330,7 @@ def test_prediction_interval_uses_students_t_quantile(n: int, confidence: float)
     rng = np.random.default_rng(n)
     history = np.log(100.0 + rng.normal(0.0, 1.0, size=(4, n)))
     new = np.log(np.array([100.0, 101.0, 99.0, 130.0]))
-    _, low, high = prediction_test(history, new, despike_k=1e9, confidence=confidence)
+    _, low, high = prediction_test(history, new, outlier_p=0.0, confidence=confidence)
     scale = history.std(axis=1, ddof=1) * math.sqrt(1.0 + 1.0 / n)
     expected = stats.t.ppf(0.5 + confidence / 2.0, n - 1) * scale
     np.testing.assert_allclose((high - low) / 2.0, expected, rtol=1e-10)

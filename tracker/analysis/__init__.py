@@ -29,6 +29,9 @@ of one round that differ only in software use their stack labels as versions.
     run.family_size, run.counts(), run.with_verdict(Verdict.REGRESSION)
 
 Every comparison carries its evidence (Δ%, CI, p, q, method, n per side).
+Single-value series of one :func:`collect_evidence` call pool their noise
+variances (:mod:`tracker.analysis.pooling`): call it with the series that share
+a policy, not one series at a time.
 Put every test of one analysis run into one :func:`decide_verdicts` call: that
 call is the Benjamini–Hochberg family. :func:`compare_versions` does both
 steps for a single version pair.

@@ -13,6 +13,8 @@ part of the Benjamini–Hochberg family. Series longer than
 and a lower magnitude floor, so that false alarms do not grow with length
 (:data:`tracker.analysis.defaults.CHANGE_POINT_REFERENCE_POINTS`). One-point spikes
 are also removed at both ends of a series (a one-point segment is no change point).
+Series of up to one window also accept a *bump*, a level that leaves and comes
+back, at both of its edges (:mod:`tracker.analysis.edivisive`).
 """
 
 from __future__ import annotations
@@ -107,6 +109,7 @@ def _detect(logs: FloatArray, policy: ChangePointPolicy) -> _Found:
         window=policy.window,
         min_segment=min_segment,
         pvalue=min(max_p * policy.first_pass_factor, 0.5),
+        bump_pvalue=max_p if points <= policy.window else 0.0,
     )
     mask = merge(
         centred,

@@ -35,12 +35,14 @@ __all__ = [
     "FIRST_PASS_FACTOR",
     "FLOOR_REPEATS",
     "FLOOR_SINGLE",
+    "HISTORY_OUTLIER_P",
     "MAX_ADVISED_REPEATS",
     "MAX_HISTORY",
     "MIN_HISTORY",
     "MIN_REPEATS",
     "MWU_EXACT_MAX",
     "MWU_MIN_REPEATS",
+    "POOL_MIN_SERIES",
     "Q_LEVEL",
     "SUSPECT_P",
     "ChangePointPolicy",
@@ -85,6 +87,14 @@ MIN_HISTORY = 5
 
 MAX_HISTORY = 20
 """At most this many history points are used (the newest ones)."""
+
+HISTORY_OUTLIER_P = 0.01
+"""Chance that a clean Gaussian history loses a point to the outlier test of the prediction
+interval (:func:`tracker.analysis.history.history_outliers`)."""
+
+POOL_MIN_SERIES = 20
+"""Single-value comparisons pool their history variances (:mod:`tracker.analysis.pooling`)
+when at least this many series of one call have one; 0 never pools."""
 
 BOOTSTRAP_RESAMPLES = 1000
 """Bootstrap resamples per side for the CI of the change of medians."""
@@ -159,7 +169,8 @@ class ComparePolicy:
     max_history: int = MAX_HISTORY
     bootstrap_resamples: int = BOOTSTRAP_RESAMPLES
     confidence: float = CONFIDENCE
-    despike_k: float = DESPIKE_K
+    history_outlier_p: float = HISTORY_OUTLIER_P
+    pool_min_series: int = POOL_MIN_SERIES
     suspect_p: float = SUSPECT_P
     advice_level: float = ADVICE_LEVEL
     advice_power: float = ADVICE_POWER
@@ -177,6 +188,8 @@ class ComparePolicy:
             raise ValueError("need min_repeats >= 2 and 3 <= min_history <= max_history")
         if self.bootstrap_resamples < 100:
             raise ValueError("bootstrap_resamples must be at least 100")
+        if not 0.0 <= self.history_outlier_p < 1.0 or self.pool_min_series < 0:
+            raise ValueError("need 0 <= history_outlier_p < 1 and pool_min_series >= 0")
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,6 +12,17 @@ anchors' §5.4, not copied from any implementation.
   between ``z[L:τ]`` and ``z[τ:R]`` gives p below the first-pass level, else the
   window is done. All pair-distance sums come from one 2-D prefix-sum table
   per series, so a round costs a few array operations over all series.
+* **Bumps.** A level that leaves and comes back (worse for ten versions, then
+  fixed) mixes both levels in ``z[τ:R]``, and binary segmentation missed both of
+  its change points. So the split also accepts a candidate when ``z[L:τ]``
+  against ``z[τ:κ]`` passes at the merge step's level (stricter, since ``κ`` was
+  chosen to make that difference large) and ``z[τ:κ]`` has at least ``min_bump``
+  points (shorter ones, a spike and its noisy neighbours, became false pairs).
+  Issue 15: F1 at 50 points 0.947 → 0.956, at 12 points 0.886 → 0.913 (medians of
+  10 seeds). Series longer than one window do not need it (windows that start
+  inside a bump see one of its edges as a plain step) and do not use it: there
+  the scan over every ``(τ, κ)`` of 200 points turned noise dips into pairs
+  (false alarms at 200 points 0.32% → 0.43%).
 * **Merge.** Repeatedly drop the weakest change point (highest p, or, when all p
   pass, the smallest magnitude) and re-test its neighbours, until every change
   point has p below ``max_pvalue`` and magnitude above ``min_magnitude``. A
@@ -118,7 +129,7 @@ class _Tables:
         self.inv_qm1 = 1.0 / np.maximum(self.q - 1.0, 1.0)
         self.min_segment = min_segment
 
-    def first_round(self) -> tuple[IntArray, BoolArray]:
+    def first_round(self) -> tuple[IntArray, IntArray, BoolArray]:
         """Best split of each whole window (every interval starts at 0, where S is zero).
 
         With ``L = 0``: ``κ·Q̂ = S·c1 − S[τ,τ]·c2 − S[κ,κ]·c3`` for fixed coefficient grids.
@@ -136,7 +147,7 @@ class _Tables:
         qhat += np.where(ok, 0.0, -np.inf)[None, :, :]
         return _argmax_tau(qhat)
 
-    def later_round(self, rows: IntArray, bound: BoolArray) -> tuple[IntArray, BoolArray]:
+    def later_round(self, rows: IntArray, bound: BoolArray) -> tuple[IntArray, IntArray, BoolArray]:
         """Best split of each row given the change points already in ``bound``."""
         idx, q = self.idx, self.q
         table, diag = self.table[rows], self.diag[rows]
@@ -159,47 +170,68 @@ class _Tables:
         return _argmax_tau(np.where(ok, qhat, -np.inf))
 
 
-def _argmax_tau(qhat: FloatArray) -> tuple[IntArray, BoolArray]:
-    """The ``τ`` of the largest ``Q̂[τ, κ]`` per row, and whether it is finite (allowed)."""
+def _argmax_tau(qhat: FloatArray) -> tuple[IntArray, IntArray, BoolArray]:
+    """The ``(τ, κ)`` of the largest ``Q̂[τ, κ]`` per row, and whether it is finite (allowed)."""
     k, size = qhat.shape[0], qhat.shape[1]
     flat = qhat.reshape(k, -1)
     best = np.argmax(flat, axis=1)
-    return (best // size).astype(np.intp), np.isfinite(flat[np.arange(k), best])
+    return (
+        (best // size).astype(np.intp),
+        (best % size).astype(np.intp),
+        np.isfinite(flat[np.arange(k), best]),
+    )
 
 
-def _split_chunk(x: FloatArray, min_segment: int, pvalue: float) -> BoolArray:
+def _split_chunk(
+    x: FloatArray, min_segment: int, pvalue: float, bump: tuple[int, float]
+) -> BoolArray:
     c, w = x.shape
     tables = _Tables(x, min_segment)
     p1, p2 = _prefix(x)
     bound = np.zeros((c, w + 1), dtype=np.bool_)
     bound[:, 0] = bound[:, w] = True
     active = np.arange(c)
-    tau, has = tables.first_round()
+    tau, kappa, has = tables.first_round()
     while active.size:
         left, right = _neighbours(bound[active])
         rows = np.arange(active.size)
         p, _, _ = _split_test(p1, p2, active, left[rows, tau], tau, right[rows, tau])
+        end = np.maximum(kappa, tau + 1)
+        p_bump, _, _ = _split_test(p1, p2, active, left[rows, tau], tau, end)
+        p = np.where((kappa - tau >= bump[0]) & (p_bump < bump[1]), 0.0, p)
         accept = has & (p < pvalue)
         bound[active[accept], tau[accept]] = True
         active = active[accept]
         if active.size:
-            tau, has = tables.later_round(active, bound[active])
+            tau, kappa, has = tables.later_round(active, bound[active])
     bound[:, 0] = False
     return bound[:, :w]
 
 
-def split(x: FloatArray, *, window: int, min_segment: int, pvalue: float) -> BoolArray:
+def split(
+    x: FloatArray,
+    *,
+    window: int,
+    min_segment: int,
+    pvalue: float,
+    bump_pvalue: float = 0.0,
+    min_bump: int | None = None,
+) -> BoolArray:
     """Weak change points of each row of ``x`` (shape ``(series, points)``), as a mask.
 
     ``mask[i, t]`` is true when a new segment of series ``i`` starts at point ``t``.
+    A candidate is also accepted when ``[L, τ)`` against ``[τ, κ)`` gives p below
+    ``bump_pvalue`` (0: never) and ``[τ, κ)`` has at least ``min_bump`` points
+    (default ``2 · min_segment``; module docstring, "bumps").
     """
     m, n = x.shape
+    bump = (2 * min_segment if min_bump is None else min_bump, bump_pvalue)
     starts = window_starts(n, window)
     w = min(n, window)
     windows = np.stack([x[:, s : s + w] for s in starts], axis=1).reshape(m * len(starts), w)
     found = np.zeros((windows.shape[0], w), dtype=np.bool_)
     for lo in range(0, windows.shape[0], _CHUNK):
-        found[lo : lo + _CHUNK] = _split_chunk(windows[lo : lo + _CHUNK], min_segment, pvalue)
+        found[lo : lo + _CHUNK] = _split_chunk(windows[lo : lo + _CHUNK], min_segment, pvalue, bump)
     found = found.reshape(m, len(starts), w)
     mask = np.zeros((m, n), dtype=np.bool_)
     for j, s in enumerate(starts):

@@ -25,9 +25,11 @@ only the regression family's guarantee.
 
 Rules
 -----
-* tested: ``|g| ≤ floor`` → NO_CHANGE; past the floor and confirmed in the
-  family of its direction (q below ``q_level``; for repeats also the bootstrap
-  CI of the medians on the same side of 0) → REGRESSION or IMPROVEMENT; a drop
+* tested: ``|g| ≤ floor`` → NO_CHANGE (for the prediction interval ``g`` is
+  :attr:`ChangeEvidence.floor_g`, mostly the change against the history's level);
+  past the floor and confirmed in the family of its direction (q below
+  ``q_level``; for repeats also the bootstrap CI of the medians on the same side
+  of 0) → REGRESSION or IMPROVEMENT; a drop
   past the floor that is not confirmed but whose own one-sided p is below
   ``suspect_p`` (the test alone says "worse", the family does not) → SUSPECT;
   else NO_CHANGE.
@@ -97,6 +99,10 @@ class ChangeEvidence:
     ``g < 0``, of "better" otherwise; ``p_opposite`` is the one-sided p of the
     other direction (``None``: ``1 − p_value``). ``advised_repeats`` is the number
     of repeats per version a re-run needs to confirm a change of size ``|g|``.
+
+    ``level_g`` (prediction interval only) is the candidate's direction-aware change
+    against the *level* of its history (the mean of the kept points), on which the
+    floor is judged (:attr:`floor_g`); ``None`` for the other methods.
     """
 
     key: str
@@ -117,6 +123,22 @@ class ChangeEvidence:
     note: str = ""
     p_opposite: float | None = None
     advised_repeats: int | None = None
+    level_g: float | None = None
+
+    @property
+    def floor_g(self) -> float | None:
+        """The direction-aware change the floor is judged on.
+
+        ``level_g`` when set, unless the baseline itself lies past the floor from the
+        history's level on the same side (``level_g − g`` is the baseline's offset):
+        then ``g``, so that a step *at* the baseline is not found again at the next
+        version. Past the floor it has the sign of ``g``.
+        """
+        if self.level_g is None or self.g is None:
+            return self.g
+        offset = self.level_g - self.g
+        stepped = abs(offset) > self.floor and (offset < 0.0) == (self.level_g < 0.0)
+        return self.g if stepped else self.level_g
 
     def one_sided(self) -> tuple[float, float] | None:
         """``(p_worse, p_better)``, or ``None`` when untested."""
@@ -197,9 +219,9 @@ def _confirmed(ev: ChangeEvidence, q: float | None, q_level: float, worse: bool)
 def _verdict(
     ev: ChangeEvidence, q: float | None, q_level: float, suspect_p: float = SUSPECT_P
 ) -> Verdict:
-    if ev.g is None:
+    g, floor = ev.floor_g, ev.floor
+    if g is None:
         return Verdict.INCONCLUSIVE
-    g, floor = ev.g, ev.floor
     if ev.method is Method.THRESHOLD:
         if abs(g) > 2.0 * floor:
             return Verdict.REGRESSION if g < 0 else Verdict.IMPROVEMENT
