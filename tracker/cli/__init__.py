@@ -16,7 +16,13 @@ import click
 
 from tracker import __version__
 from tracker.cli import analysis, compare, gate, ingest, systems
-from tracker.cli.common import DEFAULT_DATABASE_URL, TrackerCommandError, TrackerGroup
+from tracker.cli.common import (
+    DEFAULT_DATABASE_URL,
+    TrackerCommandError,
+    TrackerGroup,
+    add_database_url_option,
+    take_database_url,
+)
 
 __all__ = ["DEFAULT_DATABASE_URL", "TrackerCommandError", "cli"]
 
@@ -29,8 +35,8 @@ __all__ = ["DEFAULT_DATABASE_URL", "TrackerCommandError", "cli"]
     default=DEFAULT_DATABASE_URL,
     show_default=True,
     help="SQLAlchemy URL: sqlite:///FILE or postgresql+psycopg://USER@HOST/DB "
-    "(also TRACKER_DATABASE_URL). Only ingest, pull, demo and db upgrade create a "
-    "missing SQLite file.",
+    "(also TRACKER_DATABASE_URL; after the command's name too). Only ingest, pull, demo "
+    "and db upgrade create a missing SQLite file.",
 )
 @click.pass_context
 def cli(ctx: click.Context, database_url: str) -> None:
@@ -41,7 +47,8 @@ def cli(ctx: click.Context, database_url: str) -> None:
         tracker ingest runs/2.0.13 --kind loadgen --software-version 2.0.13 --system node-a
         tracker report --out site/
     """
-    ctx.obj = database_url
+    source = ctx.get_parameter_source("database_url")
+    take_database_url(ctx, source == click.core.ParameterSource.COMMANDLINE, database_url)
 
 
 for _command in (
@@ -58,3 +65,4 @@ for _command in (
 ):
     cli.add_command(_command)
 cli.add_command(compare.compare)
+add_database_url_option(cli)  # `tracker ingest --database-url URL ...` works as well

@@ -18,7 +18,14 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from tracker.cli.common import echo_label, now, open_store, progress_bar
+from tracker.cli.common import (
+    DATABASE_URL_GIVEN,
+    echo_label,
+    now,
+    open_store,
+    progress_bar,
+    writing_into,
+)
 from tracker.errors import ConfigError
 from tracker.text_safety import terminal_text
 
@@ -200,9 +207,9 @@ def demo(ctx: click.Context, out: Path) -> None:
     from tracker.gate.output import issue_line
 
     root = ctx.find_root()
-    given = root.get_parameter_source("database_url") == click.core.ParameterSource.COMMANDLINE
-    own_database = not given
-    prepare_demo_folder(out, fresh_database=own_database)
+    own_database = not root.meta.get(DATABASE_URL_GIVEN, False)
+    with writing_into(out):
+        prepare_demo_folder(out, fresh_database=own_database)
     if own_database:
         root.obj = f"sqlite:///{out / 'demo.db'}"
     with open_store(ctx, create=True, memory=True) as store, progress_bar("demo") as progress:

@@ -93,7 +93,19 @@ def _source(
         raise ConfigError(f"{path}: {where}: 'sha256' must be 64 hex digits, not {sha256!r}")
     if commit is not None and not is_ref(commit):
         raise ConfigError(f"{path}: {where}: 'commit' {commit!r} is not a commit or ref")
-    return SourceSpec(location=location, kind=kind, labels=labels, commit=commit, sha256=sha256)
+    given = (
+        (key, "source" if key in entry else "defaults")
+        for key in sorted(_LABEL_KEYS_WITH_DATE - {"kind"})
+        if merged.get(key) is not None
+    )
+    return SourceSpec(
+        location=location,
+        kind=kind,
+        labels=labels,
+        commit=commit,
+        sha256=sha256,
+        job_labels=tuple(given),
+    )
 
 
 def _version(fields: Mapping[str, Any], *, path: str, where: str) -> str | None:

@@ -62,7 +62,8 @@ class AIPerfReader:
         progress: ProgressCallback | None,
     ) -> Reading:
         units = find_runs(tree)
-        if not units:
+        derived = {AGGREGATE_NAME, SWEEP_NAME}
+        if not units and any(basename(p) in derived for p in tree.files()):
             raise ConfigError(
                 f"{spec.location}: only AIPerf aggregate files ({AGGREGATE_NAME}, {SWEEP_NAME}) "
                 f"here; they are derived from the runs: ingest the folder holding the run "

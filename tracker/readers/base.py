@@ -29,6 +29,7 @@ __all__ = [
     "ProgressCallback",
     "Reader",
     "Reading",
+    "ignored_label_notes",
     "label_result",
     "raise_tree_problem",
     "require_labels",
@@ -78,6 +79,18 @@ class Reader(Protocol):
     ) -> Reading:
         """Parse every run of the source; with ``strict``, raise on the first bad file."""
         ...
+
+
+def ignored_label_notes(spec: SourceSpec, notes: set[str], *, source: str) -> None:
+    """A note for each label given for ``source`` (a kind of source) whose files name it:
+    ``--accelerators`` for a flag, ``accelerators in the ingest job`` for a job's source
+    entry; a job's ``[defaults]`` apply only where they fit, so they get no note."""
+    origin = dict(spec.job_labels)
+    for name in ("software", "system", "accelerators", "benchmark"):
+        if getattr(spec.labels, name) is None or origin.get(name) == "defaults":
+            continue
+        shown = f"{name} in the ingest job" if name in origin else f"--{name}"
+        notes.add(f"{shown} does not apply to {source} (its files name it); ignored")
 
 
 def require_labels(spec: SourceSpec, *, what_files_lack: str) -> tuple[str, str]:

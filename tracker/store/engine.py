@@ -3,6 +3,8 @@
 * :func:`parse_database_url`: a ``sqlite:///`` or PostgreSQL URL checked (any
   other kind of URL is refused with a message), and :func:`sqlite_file`: the
   file a SQLite URL names (``None`` for an in-memory database);
+* :func:`refuse_missing_folder` and :func:`advice_after`: what to say when a
+  database cannot be opened or used, with the next step;
 * :func:`create_store_engine`: an engine for a ``sqlite:///`` or PostgreSQL URL;
   SQLite connections get foreign keys, the write-ahead log and full sync, and
   write transactions (:func:`writing`) begin IMMEDIATE;
@@ -26,11 +28,14 @@ from sqlalchemy.exc import ArgumentError, DBAPIError
 from tracker.errors import StoreError
 
 __all__ = [
+    "NEXT_STEP",
     "SAVE_ATTEMPTS",
+    "advice_after",
     "conflict",
     "create_store_engine",
     "normalise_database_url",
     "parse_database_url",
+    "refuse_missing_folder",
     "retry_delay",
     "sqlite_file",
     "writing",
@@ -52,7 +57,11 @@ _CONFLICT_SQLSTATES = {
 }
 """PostgreSQL errors that a concurrent writer causes; retrying the transaction resolves them."""
 _BACKENDS = ("sqlite", "postgresql")
+_DRIVERS = ("sqlite", "sqlite+pysqlite", "postgresql+psycopg")
+_POSTGRES_EXTRA = "pip install 'mlperf-results-tracker[postgres]'"
 _URL_FORMS = "use sqlite:///FILE or postgresql+psycopg://USER@HOST/DB"
+NEXT_STEP = "check --database-url / TRACKER_DATABASE_URL"
+"""The next step after most database errors: the URL may name the wrong database."""
 
 
 def normalise_database_url(url: str) -> str:
@@ -64,7 +73,8 @@ def normalise_database_url(url: str) -> str:
 
 
 def parse_database_url(url: str | URL) -> URL:
-    """``url`` parsed; a URL that is not SQLite or PostgreSQL is a :class:`StoreError`."""
+    """``url`` parsed; a URL that is not SQLite or PostgreSQL through psycopg 3 (the
+    drivers the tracker is built and tested with) is a :class:`StoreError`."""
     if isinstance(url, URL):
         parsed = url
     else:
@@ -72,10 +82,17 @@ def parse_database_url(url: str | URL) -> URL:
             parsed = make_url(normalise_database_url(url))
         except (ArgumentError, ValueError):
             raise StoreError(f"database URL {url!r} is not a URL; {_URL_FORMS}") from None
+    shown = parsed.render_as_string(hide_password=True)
     if parsed.get_backend_name() not in _BACKENDS:
-        shown = parsed.render_as_string(hide_password=True)
         raise StoreError(
-            f"database URL {shown!r} is not a SQLite or PostgreSQL database; {_URL_FORMS}"
+            f"database URL {shown!r} is not a SQLite or PostgreSQL database: the tracker "
+            f"supports only these two (not {parsed.get_backend_name()}); {_URL_FORMS}"
+        )
+    if parsed.drivername not in _DRIVERS:
+        raise StoreError(
+            f"database URL {shown!r}: the driver {parsed.drivername!r} is not supported; "
+            f"the tracker talks to SQLite through Python's sqlite3 and to PostgreSQL through "
+            f"psycopg 3: {_URL_FORMS}"
         )
     return parsed
 
@@ -99,14 +116,61 @@ def sqlite_file(url: URL) -> Path | None:
     return Path(database)
 
 
+def refuse_missing_folder(url: URL, *, create: bool) -> None:
+    """A SQLite file whose folder does not exist (or is a file): a :class:`StoreError`
+    that names the folder (SQLite itself only says "unable to open database file")."""
+    path = sqlite_file(url)
+    if path is None:
+        return
+    folder = path.parent
+    try:
+        if folder.is_dir():
+            return
+        missing = not folder.exists()
+    except (OSError, ValueError):  # a name no folder can have: SQLite reports it
+        return
+    what = "does not exist" if missing else "is a file, not a folder"
+    step = f"create it (mkdir -p {folder}) or {NEXT_STEP}" if missing else NEXT_STEP
+    if create:
+        shown = url.render_as_string(hide_password=True)
+        raise StoreError(f"cannot open the database {shown}: the folder {folder} {what}; {step}")
+    raise StoreError(f"no database at {path}: the folder {folder} {what}; {NEXT_STEP}")
+
+
+def advice_after(reason: str, doing: str, url: URL) -> str:
+    """The next step after a database error whose first line is ``reason``, while
+    ``doing`` (a verb) with the database at ``url``."""
+    text = reason.lower()
+    if "readonly" in text or "read-only" in text:
+        return "the database is read-only here: check the permissions of the file and its folder"
+    if "unable to open database file" in text:
+        return f"check that the folder exists and can be written, or {NEXT_STEP}"
+    if "not a database" in text:
+        return (
+            "point --database-url (or TRACKER_DATABASE_URL) at the tracker's database, "
+            "or at a new file name to start one"
+        )
+    if "disk" in text and "full" in text:
+        return "free some disk space and run the command again"
+    if url.get_backend_name() != "postgresql":
+        return NEXT_STEP if doing == "open" else "run the command again"
+    if "database" in text and "does not exist" in text:
+        return (
+            f"create it first (createdb {url.database}, or CREATE DATABASE as a user allowed "
+            f"to) or {NEXT_STEP}"
+        )
+    if "role" in text and "does not exist" in text or "authentication failed" in text:
+        return f"check the user name and password in the URL, or {NEXT_STEP}"
+    if doing == "open":
+        return f"{NEXT_STEP} and that the server is running"
+    return "run the command again; if it fails again, check the database server's log"
+
+
 def create_store_engine(url: str | URL) -> Engine:
     """An engine for ``url``, set up for the tracker's SQLite or PostgreSQL use."""
     parsed = parse_database_url(url)
     if parsed.get_backend_name() == "sqlite":
-        try:
-            engine = create_engine(parsed, connect_args={"timeout": _SQLITE_BUSY_TIMEOUT_S})
-        except ArgumentError as error:  # an unknown driver, e.g. sqlite+nosuch://
-            raise StoreError(f"database URL {parsed.drivername!r}: {error}; {_URL_FORMS}") from None
+        engine = create_engine(parsed, connect_args={"timeout": _SQLITE_BUSY_TIMEOUT_S})
         event.listen(engine, "connect", _configure_sqlite_connection)
         event.listen(engine, "begin", _begin_sqlite_transaction)
         return engine
@@ -122,12 +186,10 @@ def create_store_engine(url: str | URL) -> Engine:
     logging.getLogger("psycopg").addFilter(_drop_pipeline_echo)
     try:
         return create_engine(parsed, pool_pre_ping=True, connect_args=connect_args)
-    except ArgumentError as error:  # an unknown driver, e.g. postgresql+nosuch://
-        raise StoreError(f"database URL {parsed.drivername!r}: {error}; {_URL_FORMS}") from None
     except ModuleNotFoundError as error:
         raise StoreError(
-            f"the driver for {parsed.drivername} is not installed ({error.name}); "
-            "install it with: pip install 'tracker[postgres]'"
+            f"the PostgreSQL driver psycopg is not installed ({error.name}); install the "
+            f"tracker's postgres extra: {_POSTGRES_EXTRA} (pip install '.[postgres]' in a checkout)"
         ) from None
 
 

@@ -29,28 +29,58 @@ import os
 import sys
 from pathlib import Path
 
+from alembic.script import ScriptDirectory
+from alembic.util import CommandError
 from sqlalchemy import Engine
 
+from tracker.errors import StoreError
+from tracker.paths import migrations_dir
 from tracker.store.engine import writing
 from tracker.store.schema import current_revision, head_revision, upgrade_schema
 
 if sys.platform != "win32":
     import fcntl
 
-__all__ = ["upgrade_to_head"]
+__all__ = ["is_shipped_revision", "upgrade_to_head"]
 
 
 def upgrade_to_head(engine: Engine) -> None:
-    """Bring the schema to the newest revision unless it is there; migrate once."""
-    if current_revision(engine) == head_revision():
+    """Bring the schema to the newest revision unless it is there; migrate once.
+
+    A database at a revision this tracker does not ship (a newer tracker
+    migrated it) is a :class:`StoreError`: it is never touched.
+    """
+    revision = current_revision(engine)
+    if revision == head_revision():
         return
+    if revision is not None and not is_shipped_revision(revision):
+        raise StoreError(_newer_schema(engine, revision))
     lock = _lock_sqlite_folder(engine)
     try:
         if current_revision(engine) != head_revision():
             upgrade_schema(writing(engine))
+    except CommandError:  # a newer tracker migrated it meanwhile
+        raise StoreError(_newer_schema(engine, current_revision(engine) or "?")) from None
     finally:
         if lock is not None:
             os.close(lock)  # releases the flock
+
+
+def is_shipped_revision(revision: str) -> bool:
+    """Whether ``revision`` is one of the migrations this tracker ships."""
+    try:
+        return ScriptDirectory(str(migrations_dir())).get_revision(revision) is not None
+    except CommandError:
+        return False
+
+
+def _newer_schema(engine: Engine, revision: str) -> str:
+    shown = engine.url.render_as_string(hide_password=True)
+    return (
+        f"the database {shown} is at schema revision {revision}, which this tracker does "
+        f"not know (its newest is {head_revision()}): a newer tracker migrated it; upgrade "
+        "the tracker to use it, or give another --database-url"
+    )
 
 
 def _lock_sqlite_folder(engine: Engine) -> int | None:
