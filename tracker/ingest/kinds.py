@@ -21,6 +21,9 @@ KINDS: tuple[str, ...] = (
     "inferencex",
     "vllm-bench",
     "loadgen",
+    "google-benchmark",
+    "pytest-benchmark",
+    "bench-json",
 )
 """Every kind of source, in the order auto-detection tries them."""
 

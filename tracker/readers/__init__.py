@@ -12,6 +12,11 @@ from tracker.errors import ConfigError
 from tracker.readers.aiperf import AIPerfReader
 from tracker.readers.base import Reader, Reading
 from tracker.readers.genai_perf import GenAIPerfReader
+from tracker.readers.generic_bench import (
+    bench_json_reader,
+    google_benchmark_reader,
+    pytest_benchmark_reader,
+)
 from tracker.readers.inferencex import InferenceXReader
 from tracker.readers.loadgen import LoadGenReader
 from tracker.readers.mlperf import MLPerfInferenceReader
@@ -38,6 +43,10 @@ READERS: dict[str, Reader] = {
         InferenceXReader(),
         VLLMBenchReader(),
         LoadGenReader(),
+        # microbenchmark files, by content; BMF's shape is the loosest: last
+        google_benchmark_reader,
+        pytest_benchmark_reader,
+        bench_json_reader,
     )
 }
 KINDS: tuple[str, ...] = tuple(READERS)
