@@ -3,18 +3,23 @@
 Builds, in a temporary folder, a round tree of at least 20,000 result folders
 by replicating the real v5.1 fixtures (``../shared/data/mlperf-inference/v5.1``,
 or ``$TRACKER_SHARED_DATA``) under new system names (hard links, so the tree
-costs no disk space), then measures, in one process on one core:
+costs no disk space), then measures, in one process:
 
-* the first ingest into a fresh SQLite database (result folders per second;
-  anchor: ≥ 2,000/s);
+* the first ingest into a fresh SQLite database, read by ``--jobs`` worker
+  processes (default: every core; result folders per second; target ≥ 3,500/s);
+* the same first ingest in one process (``--jobs 1``; anchor: ≥ 2,000/s);
 * an unchanged re-ingest with the snapshot cache (anchor: ≤ 5 % of the first);
 * an unchanged re-ingest without it (every file read and hashed again, nothing
   parsed or stored), for comparison.
 
+Then ``tracker ingest`` as a command (start-up included) of the 30 copies of
+v5.1 (2,460 result folders) the issue measures, with ``--jobs 1`` and ``--jobs N``
+(target ≥ 2,500 folders per CPU second, ≥ 3,500 per wall second on 2 cores).
+
 Each figure is the median of ``--runs`` repetitions (default 3, each into a
-fresh database), as wall time and as this process's CPU time: on a shared,
-busy machine CPU time is the fair measure of "on one core". Prints the
-figures (and every run's) and writes them to ``benchmarks/results/mlperf_ingest.json``.
+fresh database), as wall time and as CPU time of this process and its workers
+(user + sys). Prints the figures (and every run's), the machine's load
+average, and writes them to ``benchmarks/results/mlperf_ingest.json``.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ import json
 import os
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -31,6 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import cast
 
+from tracker.ingest.parallel import default_jobs
 from tracker.ingest.run import ingest_source
 from tracker.records import SourceSpec
 from tracker.store.facade import Store
@@ -38,6 +45,9 @@ from tracker.store.facade import Store
 MIN_FOLDERS = 20_000
 ANCHOR_FOLDERS_PER_S = 2_000
 ANCHOR_REINGEST_RATIO = 0.05
+TARGET_FOLDERS_PER_S = 3_500
+CLI_COPIES = 30
+"""Copies of v5.1 in the tree the issue measures with ``tracker ingest`` (2,460 folders)."""
 RESULTS = Path(__file__).parent / "results" / "mlperf_ingest.json"
 _PLATFORM_LEVEL = {"results": 3, "measurements": 3, "compliance": 3}
 
@@ -81,46 +91,70 @@ class _Timed:
     stored: int
 
 
-def _timed_ingest(store: Store, spec: SourceSpec, cache: Path | None) -> _Timed:
-    """One ingest: wall time and this process's CPU time (the fair "one core" measure)."""
-    cpu_start, start = time.process_time(), time.perf_counter()
-    outcome = ingest_source(store, spec, strict=True, cache_dir=cache)
-    elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu_start
+def _cpu_s() -> float:
+    """CPU seconds of this process and of its children that have ended (the workers)."""
+    times = os.times()
+    return times.user + times.system + times.children_user + times.children_system
+
+
+def _timed_ingest(store: Store, spec: SourceSpec, cache: Path | None, jobs: int) -> _Timed:
+    """One ingest: wall time and CPU time of this process and its workers."""
+    cpu_start, start = _cpu_s(), time.perf_counter()
+    outcome = ingest_source(store, spec, strict=True, cache_dir=cache, jobs=jobs)
+    elapsed, cpu = time.perf_counter() - start, _cpu_s() - cpu_start
     saved = outcome.saved
     stored = saved.results_stored if saved else 0
     return _Timed(elapsed, cpu, outcome.runs_found, stored)
 
 
-def _build(work: Path) -> tuple[Path, float]:
+def _build(work: Path, copies: int | None = None) -> tuple[Path, float]:
     """The replicated round tree under ``work`` (kept and reused if it is there)."""
-    tree = work / "v5.1"
+    tree = work / ("v5.1" if copies is None else f"v5.1-x{copies}")
     if tree.is_dir():  # kept from an earlier run: bring it into the caches, as a fresh one is
         for root, _dirs, files in os.walk(tree):
             for name in files:
                 os.stat(os.path.join(root, name))
         return tree, 0.0
     base = work / "base"
-    shutil.copytree(_fixtures(), base)
-    copies = -(-MIN_FOLDERS // _result_folders(base))
+    if not base.is_dir():
+        shutil.copytree(_fixtures(), base)
+    copies = copies or -(-MIN_FOLDERS // _result_folders(base))
     build_start = time.perf_counter()
     _replicate(base, tree, copies)
     return tree, time.perf_counter() - build_start
 
 
-def _one_run(tree: Path, work: Path) -> dict[str, _Timed]:
-    """First ingest into a fresh database, then the two unchanged re-ingests."""
+def _one_run(tree: Path, work: Path, jobs: int) -> dict[str, _Timed]:
+    """First ingest into a fresh database (``jobs`` workers, then one process), then the
+    two unchanged re-ingests."""
     spec = SourceSpec(location=str(tree), kind="auto")
     cache = work / "cache"
-    shutil.rmtree(cache, ignore_errors=True)
-    (work / "bench.db").unlink(missing_ok=True)
+    timed = {}
+    for name, workers in (("serial", 1), ("first", jobs)):
+        shutil.rmtree(cache, ignore_errors=True)
+        (work / "bench.db").unlink(missing_ok=True)
+        with Store.open(f"sqlite:///{work / 'bench.db'}") as store:
+            timed[name] = _timed_ingest(store, spec, cache, workers)
     with Store.open(f"sqlite:///{work / 'bench.db'}") as store:
-        first = _timed_ingest(store, spec, cache)
-        again = _timed_ingest(store, spec, cache)
-        rehash = _timed_ingest(store, spec, None)
-    return {"first": first, "again": again, "rehash": rehash}
+        timed["again"] = _timed_ingest(store, spec, cache, jobs)
+        timed["rehash"] = _timed_ingest(store, spec, None, jobs)
+    return timed
 
 
-def _figures(runs: list[dict[str, _Timed]], build_s: float) -> dict[str, object]:
+def _cli_run(tree: Path, work: Path, jobs: int) -> _Timed:
+    """``tracker ingest --jobs N`` of ``tree`` into a fresh database, as a command."""
+    (work / "cli.db").unlink(missing_ok=True)
+    shutil.rmtree(work / "cli-cache", ignore_errors=True)
+    command = [sys.executable, "-m", "tracker", "--database-url", f"sqlite:///{work / 'cli.db'}"]
+    env = {**os.environ, "TRACKER_CACHE_DIR": str(work / "cli-cache")}
+    cpu_start, start = _cpu_s(), time.perf_counter()
+    subprocess.run([*command, "ingest", "--jobs", str(jobs), str(tree)], check=True, env=env)
+    elapsed, cpu = time.perf_counter() - start, _cpu_s() - cpu_start
+    folders = _result_folders(tree)
+    return _Timed(elapsed, cpu, folders, folders)
+
+
+def _figures(runs: list[dict[str, _Timed]], build_s: float, jobs: int) -> dict[str, object]:
     """Medians over the runs, wall and CPU time; the per-run figures beside them."""
 
     def median(name: str, field: str) -> float:
@@ -129,22 +163,29 @@ def _figures(runs: list[dict[str, _Timed]], build_s: float) -> dict[str, object]
     first = runs[0]["first"]
     figures: dict[str, object] = {
         "runs": len(runs),
+        "jobs": jobs,
+        "load_average_1min": os.getloadavg()[0],
         "result_folders": first.folders,
         "results_stored": first.stored,
         "reingest_results_stored": runs[0]["again"].stored,
+        "cli_result_folders": runs[0]["cli_jobs"].folders,
         "tree_build_s": build_s,
         "anchor_folders_per_s": ANCHOR_FOLDERS_PER_S,
+        "target_folders_per_s": TARGET_FOLDERS_PER_S,
         "anchor_reingest_ratio": ANCHOR_REINGEST_RATIO,
     }
     for clock, field in (("", "wall_s"), ("cpu_", "cpu_s")):
         first_s = median("first", field)
         figures[f"first_ingest_{clock}s"] = first_s
         figures[f"folders_per_{clock}s"] = first.folders / first_s
+        figures[f"serial_folders_per_{clock}s"] = first.folders / median("serial", field)
         figures[f"reingest_{clock}s"] = median("again", field)
         figures[f"reingest_{clock}ratio"] = statistics.median(
             getattr(r["again"], field) / getattr(r["first"], field) for r in runs
         )
         figures[f"reingest_without_snapshot_{clock}s"] = median("rehash", field)
+        for name in ("cli_serial", "cli_jobs"):
+            figures[f"{name}_folders_per_{clock}s"] = runs[0][name].folders / median(name, field)
     figures["per_run"] = [
         {
             f"{name}_{field}": round(getattr(timed, field), 4)
@@ -159,17 +200,24 @@ def _figures(runs: list[dict[str, _Timed]], build_s: float) -> dict[str, object]
 def main() -> None:
     """Run the benchmark (``--runs N`` times, medians reported).
 
-    ``--tree DIR`` keeps the generated tree in DIR for later runs.
+    ``--tree DIR`` keeps the generated trees in DIR for later runs.
     """
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tree", type=Path, help="keep the generated tree here for later runs")
     parser.add_argument("--runs", type=int, default=3, help="repetitions (medians reported)")
+    parser.add_argument("--jobs", type=int, default=default_jobs(), help="worker processes")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         tree, build_s = _build(args.tree or work)
-        runs = [_one_run(tree, work) for _ in range(max(1, args.runs))]
-    figures = _figures(runs, build_s)
+        cli_tree, _build_s = _build(args.tree or work, CLI_COPIES)
+        runs = []
+        for _ in range(max(1, args.runs)):
+            run = _one_run(tree, work, args.jobs)
+            run["cli_serial"] = _cli_run(cli_tree, work, 1)
+            run["cli_jobs"] = _cli_run(cli_tree, work, args.jobs)
+            runs.append(run)
+    figures = _figures(runs, build_s, args.jobs)
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text(json.dumps(figures, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     for key, value in figures.items():
@@ -180,10 +228,10 @@ def main() -> None:
     for number, run in enumerate(cast(list[dict[str, float]], figures["per_run"]), start=1):
         print(f"run {number}: " + ", ".join(f"{k} {v:.3f}" for k, v in run.items()))
     for clock in ("", "cpu_"):
-        speed = cast(float, figures[f"folders_per_{clock}s"]) / ANCHOR_FOLDERS_PER_S
+        speed = cast(float, figures[f"folders_per_{clock}s"]) / TARGET_FOLDERS_PER_S
         ratio = cast(float, figures[f"reingest_{clock}ratio"]) / ANCHOR_REINGEST_RATIO
         what = "CPU" if clock else "wall"
-        print(f"{what}: folders/s vs anchor {speed:.2f}x, re-ingest ratio vs anchor {ratio:.2f}x")
+        print(f"{what}: folders/s vs target {speed:.2f}x, re-ingest ratio vs anchor {ratio:.2f}x")
     print(f"written to {RESULTS}")
 
 

@@ -72,12 +72,18 @@ def db_current(ctx: click.Context) -> None:
         tracker db current
     """
     with open_store(ctx, upgrade=False) as store:
+        from tracker.store.first_use import is_shipped_revision
         from tracker.store.schema import head_revision
 
         revision = store.revision()
         head = head_revision()
         if revision is None:
             echo_label(f"{store.url}: empty (no schema yet; run `tracker db upgrade`)")
+        elif revision != head and not is_shipped_revision(revision):
+            echo_label(
+                f"{store.url}: revision {revision} (newer than this tracker, whose head is "
+                f"{head}: a newer tracker wrote it)"
+            )
         else:
             state = "head" if revision == head else f"behind head {head}"
             echo_label(f"{store.url}: revision {revision} ({state})")
@@ -109,6 +115,11 @@ def db_current(ctx: click.Context) -> None:
     help="Stored results the source now disagrees with (an upstream correction) take its "
     "values; the old ones are kept in each result's history.",
 )
+@click.option(
+    "--jobs",
+    type=click.IntRange(min=1),
+    help="Processes that read a large folder source (an MLPerf round) [default: all cores].",
+)
 @click.pass_context
 def ingest(
     ctx: click.Context,
@@ -117,6 +128,7 @@ def ingest(
     kind: str,
     strict: bool,
     replace_differing: bool,
+    jobs: int | None,
     **label_options: Any,
 ) -> None:
     """Ingest result folders, archives, URLs or ingest jobs (*.toml) into the database.
@@ -138,6 +150,7 @@ def ingest(
         tracker ingest inference_results_v5.1/ summary_results_v6.0.json
         tracker ingest ingest/demo.toml
     """
+    from tracker.ingest.parallel import default_jobs
     from tracker.ingest.run import ingest_source
 
     labels = _flag_labels(label_options)
@@ -157,6 +170,7 @@ def ingest(
                 cache_dir=cache_dir(),
                 download_progress=download,
                 replace_differing=replace_differing,
+                jobs=jobs or default_jobs(),
             )
             _echo_outcome(outcome)
             outcomes.append(outcome)

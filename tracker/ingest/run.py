@@ -12,8 +12,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from tracker.errors import ConfigError, ParseError
+from tracker.errors import ConfigError, ParseError, TrackerError
 from tracker.ingest.jobs import Job, parse_job
+from tracker.ingest.parallel import read_source
 from tracker.readers import KINDS, detect_kind, reader_for
 from tracker.readers.base import (
     ProgressCallback,
@@ -29,7 +30,8 @@ from tracker.sources.archive_identity import unchanged_archive
 from tracker.sources.fetch import DEFAULT_CACHE_DIR, Download, FetchOptions, fetch
 from tracker.sources.remote import is_url, resolve_url
 from tracker.sources.snapshots import Snapshot, SnapshotCache, snapshot_key
-from tracker.sources.tree import FileTree, FolderTree, SourceTree, content_sha256
+from tracker.sources.tree import FileTree, SourceTree, content_sha256
+from tracker.sources.tree_parts import PartedFolderTree, holds_no_file
 from tracker.store.corrections import Correction
 from tracker.store.facade import SaveOutcome, Store
 
@@ -128,7 +130,7 @@ def _open(
     if path.is_dir():
         if sha256:
             raise ConfigError(f"{location}: a sha256 pin applies to an archive or a download")
-        return FolderTree(path, location=location), None
+        return PartedFolderTree(path, location=location), None
     if not path.is_file():  # a FIFO, a device: never opened (it may block or never end)
         raise ConfigError(f"{location}: not a regular file (a FIFO, a device or a socket)")
     _skip_unchanged(path, None, None, known)
@@ -159,6 +161,7 @@ def ingest_source(
     cache_dir: Path | None = None,
     download_progress: Callable[[int, int | None], None] | None = None,
     replace_differing: bool = False,
+    jobs: int = 1,
 ) -> SourceOutcome:
     """Ingest one source, all or nothing.
 
@@ -170,6 +173,7 @@ def ingest_source(
     A stored result whose value or validity the source disagrees with (an
     upstream correction of an MLPerf round) is kept and named in a note, or,
     with ``replace_differing``, takes the source's value (its old one kept in its history).
+    A large folder source is read by ``jobs`` processes (:mod:`tracker.ingest.parallel`).
     """
     options = FetchOptions(cache_dir=cache_dir or DEFAULT_CACHE_DIR, progress=download_progress)
     snapshots = SnapshotCache(cache_dir) if cache_dir is not None else None
@@ -193,7 +197,13 @@ def ingest_source(
                 spec.location, known.kind, known.runs_found, saved, download=download
             )
         stored = _read_and_store(
-            store, spec, tree, strict=strict, progress=progress, replace_differing=replace_differing
+            store,
+            spec,
+            tree,
+            strict=strict,
+            progress=progress,
+            replace_differing=replace_differing,
+            jobs=jobs,
         )
         if snapshots is not None and stored.snapshot is not None:
             snapshots.save(_snapshot_key(spec), stored.snapshot)
@@ -272,13 +282,32 @@ def _read_and_store(
     strict: bool,
     progress: ProgressCallback | None,
     replace_differing: bool,
+    jobs: int = 1,
 ) -> _Stored:
+    if holds_no_file(tree):
+        raise_tree_problem(tree)  # an unreadable folder says why it looks empty
+        raise ConfigError(
+            f"{spec.location}: nothing to ingest, no files in it; give the folder "
+            "that holds the result files (or the runs' folders)"
+        )
     try:
         kind = detect_kind(tree) if spec.kind == "auto" else spec.kind
     except ConfigError:
         raise_tree_problem(tree)  # an unreadable folder says why nothing was recognised
         raise
-    reading = reader_for(kind).read(tree, spec, strict=strict, progress=progress)
+    try:
+        reader = reader_for(kind)
+        reading = read_source(reader, kind, tree, spec, strict=strict, progress=progress, jobs=jobs)
+    except ConfigError as error:
+        hint = _kind_hint(tree, kind)
+        if not hint:
+            raise
+        raise ConfigError(f"{error}{hint}") from None
+    if reading.runs_found == 0 and not reading.errors:
+        raise ConfigError(
+            f"{spec.location}: nothing to ingest, no {kind} results here (looked for "
+            f"{reader_for(kind).looks_for}){_kind_hint(tree, kind) or _NO_OTHER_KIND}"
+        )
     take_tree_problems(tree, reading, strict=strict)
     refuse_bad_labels(reading, strict=strict)
     reading.results[:] = require_positive(reading.results)
@@ -296,6 +325,24 @@ def _read_and_store(
             trail=tree.trail(),
         )
     return _Stored(kind, reading, saved, snapshot)
+
+
+_NO_OTHER_KIND = "; give the folder that holds the runs, or another --kind"
+
+
+def _kind_hint(tree: SourceTree, kind: str) -> str:
+    """When the reader of ``kind`` does not recognise ``tree`` but another does, which
+    ``--kind`` fits (after a ``--kind`` that found nothing of its own); else nothing."""
+    try:
+        if reader_for(kind).detect(tree):
+            return ""
+        found = detect_kind(tree)
+    except TrackerError:  # nothing recognised, or a file that cannot be read
+        return ""
+    return (
+        f"; the files look like {found} results ({reader_for(found).looks_for}): "
+        f'pass --kind {found} (kind = "{found}" in an ingest job), or leave it out'
+    )
 
 
 def _snapshot_key(spec: SourceSpec) -> str:

@@ -25,7 +25,7 @@ the table, else ``--software-version``, else the folder or archive name.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 from tracker.errors import ConfigError, ParseError
 from tracker.parsers.loadgen import Entry, detail_extras, entry_number
@@ -35,11 +35,10 @@ from tracker.parsers.mlperf_rules import PrimaryMetric, mlperf_model, primary_me
 from tracker.parsers.mlperf_scenarios import scenario_reasons
 from tracker.parsers.mlperf_system import SystemDescription
 from tracker.parsers.mlperf_table import TableRow
-from tracker.readers.base import ProgressCallback, Reading
+from tracker.readers.base import ProgressCallback, Reading, ignored_label_notes
 from tracker.readers.mlperf_endpoints_round import endpoints_result
 from tracker.readers.mlperf_layout import (
     ResultFolder,
-    RoundTree,
     SubmitterTree,
     is_round_tree,
     walk_round,
@@ -49,7 +48,14 @@ from tracker.readers.mlperf_results import mark_twins, resolve_round, sample_id,
 from tracker.records import ExtraValue, ResultRecord, SourceSpec
 from tracker.sources.tree import SourceTree
 
-__all__ = ["MLPerfInferenceReader"]
+__all__ = [
+    "Assembler",
+    "MLPerfInferenceReader",
+    "assemble_results",
+    "cross_check_notes",
+    "ignored_labels",
+    "layout_notes",
+]
 
 _DETAIL_TOLERANCE = 1e-4
 _SUMMARY_TOLERANCE = 1e-3
@@ -85,7 +91,8 @@ class MLPerfInferenceReader:
             )
         files = read_round(tree, layout, strict=strict, progress=progress)
         folders = [(sub, f) for sub in layout.submitters for f in sub.folders if not f.unsupported]
-        reading = Reading(runs_found=len(folders), notes=_layout_notes(layout))
+        unsupported = (f.unsupported for sub in layout.submitters for f in sub.folders)
+        reading = Reading(runs_found=len(folders), notes=layout_notes(layout.notes, unsupported))
         reading.errors.extend(files.errors[path] for path in sorted(files.errors))
         rows = {row.location: row for row in files.table.rows} if files.table else {}
         if files.table and files.table.problems:
@@ -93,17 +100,17 @@ class MLPerfInferenceReader:
                 raise files.table.problems[0]
             reading.errors.extend(files.table.problems)
         round_label = resolve_round((r.round for r in rows.values()), spec, tree, reading.notes)
-        _ignored_labels(spec, reading.notes)
-        assembler = _Assembler(tree, files, round_label, rows, strict=strict)
-        results = _results(assembler, folders, reading, strict=strict)
+        ignored_labels(spec, reading.notes)
+        assembler = Assembler(tree, files, round_label, rows, strict=strict)
+        results = assemble_results(assembler, folders, reading, strict=strict)
         reading.runs_failed = len(folders) - len(results)
         reading.results = mark_twins(results, files.run_digest)
-        reading.notes.update(_cross_check_notes(assembler.disagreements, rows, results, bool(rows)))
+        reading.notes.update(cross_check_notes(assembler.disagreements, rows, results, bool(rows)))
         return reading
 
 
-def _results(
-    assembler: _Assembler,
+def assemble_results(
+    assembler: Assembler,
     folders: list[tuple[SubmitterTree, ResultFolder]],
     reading: Reading,
     *,
@@ -122,29 +129,22 @@ def _results(
     return results
 
 
-def _layout_notes(layout: RoundTree) -> set[str]:
-    """The layout's remarks, and one line per kind of result file the tracker does not read."""
-    notes = set(layout.notes)
-    kinds = Counter(f.unsupported for sub in layout.submitters for f in sub.folders)
+def layout_notes(remarks: Iterable[str], unsupported: Iterable[str | None]) -> set[str]:
+    """The layout's remarks, and one line per kind of result file the tracker does not read
+    (``unsupported``: each folder's kind, ``None`` for one read)."""
+    notes = set(remarks)
+    kinds = Counter(unsupported)
     for kind, count in sorted((k, n) for k, n in kinds.items() if k):
         results = "result" if count == 1 else "results"
         notes.add(f"{count} {results} in a format the tracker does not read: {kind}; skipped")
     return notes
 
 
-def _ignored_labels(spec: SourceSpec, notes: set[str]) -> None:
-    labels = spec.labels
-    for name, value in (
-        ("--software", labels.software),
-        ("--system", labels.system),
-        ("--accelerators", labels.accelerators),
-        ("--benchmark", labels.benchmark),
-    ):
-        if value is not None:
-            notes.add(f"{name} does not apply to an MLPerf round (its files name it); ignored")
+def ignored_labels(spec: SourceSpec, notes: set[str]) -> None:
+    ignored_label_notes(spec, notes, source="an MLPerf round")
 
 
-class _Assembler:
+class Assembler:
     """Builds the result of each folder from what was read."""
 
     def __init__(
@@ -370,7 +370,7 @@ def _close(mine: float, official: float, tolerance: float) -> bool:
     return abs(mine - official) / scale <= tolerance
 
 
-def _cross_check_notes(
+def cross_check_notes(
     disagreements: list[str],
     rows: Mapping[str, TableRow],
     results: list[ResultRecord],

@@ -34,6 +34,8 @@ __all__ = [
     "SubmitterTree",
     "is_round_tree",
     "walk_round",
+    "walk_round_head",
+    "walk_system",
 ]
 
 DIVISIONS = ("closed", "open", "network")
@@ -125,16 +127,32 @@ def is_round_tree(tree: SourceTree) -> bool:
 
 def walk_round(tree: SourceTree) -> RoundTree:
     """Find every result folder of a round, listing as few folders as possible."""
-    dirs, files = tree.list_dir("")
-    table = next((name for name in TABLE_NAMES if name in files), None)
-    found = RoundTree(table=table, submitters=[], notes=[])
-    for division in (d for d in dirs if d in DIVISIONS):
-        for submitter in tree.list_dir(division)[0]:
-            found.submitters.append(_submitter(tree, division, submitter, found.notes))
+    found, systems = walk_round_head(tree)
+    for sub, system in systems:
+        sub.folders += walk_system(tree, sub, system, found.notes)
     return found
 
 
-def _submitter(tree: SourceTree, division: str, submitter: str, notes: list[str]) -> SubmitterTree:
+def walk_round_head(tree: SourceTree) -> tuple[RoundTree, list[tuple[SubmitterTree, str]]]:
+    """The round's table and submitters (no result folders yet), and each submitter's
+    systems with results, in walk order (each to walk with :func:`walk_system`)."""
+    dirs, files = tree.list_dir("")
+    table = next((name for name in TABLE_NAMES if name in files), None)
+    found = RoundTree(table=table, submitters=[], notes=[])
+    systems: list[tuple[SubmitterTree, str]] = []
+    for division in (d for d in dirs if d in DIVISIONS):
+        for submitter in tree.list_dir(division)[0]:
+            sub, names = _walk_submitter(tree, division, submitter)
+            found.submitters.append(sub)
+            systems += [(sub, name) for name in names]
+    return found, systems
+
+
+def _walk_submitter(
+    tree: SourceTree, division: str, submitter: str
+) -> tuple[SubmitterTree, list[str]]:
+    """A submitter's own files (systems, model mapping) and the systems it has results of;
+    its result folders are left to :func:`walk_system` (one system at a time)."""
     path = f"{division}/{submitter}"
     dirs, files = tree.list_dir(path)
     found = SubmitterTree(
@@ -146,12 +164,18 @@ def _submitter(tree: SourceTree, division: str, submitter: str, notes: list[str]
         for name in tree.list_dir(f"{path}/systems")[1]:
             if name.endswith(".json"):
                 found.systems[name.removesuffix(".json")] = f"{path}/systems/{name}"
-    if "results" not in dirs:
-        return found
-    for system in tree.list_dir(f"{path}/results")[0]:
-        for benchmark in tree.list_dir(f"{path}/results/{system}")[0]:
-            found.folders += _benchmark(tree, found, system, benchmark, notes)
-    return found
+    systems = tree.list_dir(f"{path}/results")[0] if "results" in dirs else []
+    return found, systems
+
+
+def walk_system(
+    tree: SourceTree, sub: SubmitterTree, system: str, notes: list[str]
+) -> list[ResultFolder]:
+    """The result folders of one system of a submitter, in walk order."""
+    folders: list[ResultFolder] = []
+    for benchmark in tree.list_dir(f"{sub.path}/results/{system}")[0]:
+        folders += _benchmark(tree, sub, system, benchmark, notes)
+    return folders
 
 
 def _benchmark(

@@ -10,7 +10,7 @@ hashes (to recognise ``-99``/``-99.9`` twins), verdicts of compliance files.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from tracker.errors import ParseError
@@ -24,7 +24,7 @@ from tracker.readers.mlperf_layout import ResultFolder, RoundTree, SubmitterTree
 from tracker.readers.mlperf_results import twin_location
 from tracker.sources.tree import SourceTree
 
-__all__ = ["RoundFiles", "read_round"]
+__all__ = ["RoundFiles", "read_folders", "read_round", "read_round_head"]
 
 
 @dataclass(slots=True)
@@ -52,7 +52,35 @@ def read_round(
     With ``strict`` the first bad file raises its :class:`ParseError`.
     """
     found = RoundFiles()
-    handlers = _Handlers(tree, found).for_layout(layout)
+    _read_all(tree, _Handlers(tree, found).for_layout(layout), found, strict, progress)
+    return found
+
+
+def read_round_head(tree: SourceTree, layout: RoundTree) -> RoundFiles:
+    """Read the round's table and the submitters' own files (systems, model mappings), not
+    their result folders; bad files are kept as errors, in the order they were read."""
+    found = RoundFiles()
+    _read_all(tree, _Handlers(tree, found).for_head(layout), found, False, None)
+    return found
+
+
+def read_folders(tree: SourceTree, folders: list[ResultFolder]) -> RoundFiles:
+    """Read the files of ``folders`` (one system's, say: ``-99``/``-99.9`` twins sit side by
+    side); bad files are kept as errors, in the order they were read."""
+    found = RoundFiles()
+    handlers = _Handlers(tree, found)
+    handlers.by_summary = _twins_told_by_summary(folders)
+    _read_all(tree, handlers.for_folders(folders), found, False, None)
+    return found
+
+
+def _read_all(
+    tree: SourceTree,
+    handlers: dict[str, Callable[[], None]],
+    found: RoundFiles,
+    strict: bool,
+    progress: ProgressCallback | None,
+) -> None:
     order = tree.read_order(handlers)
     for done, path in enumerate(order, start=1):
         try:
@@ -63,7 +91,6 @@ def read_round(
             found.errors[path] = error
         if progress is not None:
             progress(done, len(order), path)
-    return found
 
 
 class _Handlers:
@@ -75,19 +102,31 @@ class _Handlers:
         self.by_summary: set[str] = set()
 
     def for_layout(self, layout: RoundTree) -> dict[str, Callable[[], None]]:
-        self.by_summary = _twins_told_by_summary(layout)
-        handlers: dict[str, Callable[[], None]] = {}
-        if layout.table:
-            handlers[layout.table] = self._table(layout.table)
+        self.by_summary = _twins_told_by_summary(f for s in layout.submitters for f in s.folders)
+        handlers = self._for_table(layout)
         for sub in layout.submitters:
             handlers.update(self._submitter(sub))
-            for folder in sub.folders:
-                if folder.endpoints:
-                    paths = (folder.endpoints_summary, *folder.endpoints_files)
-                    handlers.update({p: self._raw(p) for p in paths if p})
-                elif not folder.unsupported:
-                    handlers.update(self._folder(folder))
+            handlers.update(self.for_folders(sub.folders))
         return handlers
+
+    def for_head(self, layout: RoundTree) -> dict[str, Callable[[], None]]:
+        handlers = self._for_table(layout)
+        for sub in layout.submitters:
+            handlers.update(self._submitter(sub))
+        return handlers
+
+    def for_folders(self, folders: list[ResultFolder]) -> dict[str, Callable[[], None]]:
+        handlers: dict[str, Callable[[], None]] = {}
+        for folder in folders:
+            if folder.endpoints:
+                paths = (folder.endpoints_summary, *folder.endpoints_files)
+                handlers.update({p: self._raw(p) for p in paths if p})
+            elif not folder.unsupported:
+                handlers.update(self._folder(folder))
+        return handlers
+
+    def _for_table(self, layout: RoundTree) -> dict[str, Callable[[], None]]:
+        return {layout.table: self._table(layout.table)} if layout.table else {}
 
     def _submitter(self, sub: SubmitterTree) -> dict[str, Callable[[], None]]:
         handlers: dict[str, Callable[[], None]] = {
@@ -187,13 +226,13 @@ class _Handlers:
         return read
 
 
-def _twins_told_by_summary(layout: RoundTree) -> set[str]:
+def _twins_told_by_summary(all_folders: Iterable[ResultFolder]) -> set[str]:
     """Twin folders that must be compared by summary log: one of the two lacks a detail log.
 
     Other folders with a detail log need no summary at all (the checker reads
     only the detail log), which spares reading a file per result.
     """
-    folders = {f.path: f for sub in layout.submitters for f in sub.folders}
+    folders = {f.path: f for f in all_folders}
     told: set[str] = set()
     for path, folder in folders.items():
         twin = folders.get(twin_location(path) or "")

@@ -1,0 +1,225 @@
+"""Folders on all cores: a large folder source read by a pool of worker processes.
+
+A reader that can read a source in parts (an MLPerf Inference round:
+:func:`tracker.readers.mlperf_parallel.read_round_parallel`) is given an
+ordered map over ``jobs`` worker processes (:func:`worker_pool`);
+each worker reads and parses its part's files and returns plain records, and
+the results are stored by the one writer, in one transaction, as the serial
+path stores them (:func:`tracker.ingest.run.ingest_source`). The pool starts
+only when the source is large enough to pay for it, and only with more than
+one job (``--jobs``; default: the cores this process may run on).
+
+The workers are forked when this process runs no other thread (on Linux: the
+cheapest start, about 30 ms); otherwise (a progress bar's thread, another
+system) they come from a fork server, which starts them from a clean process
+(about 0.3 s once). Workers ignore Ctrl-C: the source's process gets it, kills
+them and stores nothing of the source. An error in a worker is raised by the
+source's process (a file the reader refuses is an error of the reading, as in one process).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+import sys
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from multiprocessing.connection import Connection, wait
+from multiprocessing.context import ForkContext, ForkServerContext, SpawnContext
+from multiprocessing.process import BaseProcess
+from typing import Any, Protocol, TypeVar
+
+from tracker.readers.base import ProgressCallback, Reader, Reading
+from tracker.readers.mlperf_parallel import MIN_PARALLEL_FOLDERS, UnitMap, read_round_parallel
+from tracker.records import SourceSpec
+from tracker.sources.tree import SourceTree
+from tracker.sources.tree_parts import PartedFolderTree
+
+__all__ = ["MIN_PARALLEL_FOLDERS", "default_jobs", "read_source", "worker_pool"]
+
+_Task = TypeVar("_Task")
+_Outcome = TypeVar("_Outcome")
+_CHUNKS_PER_WORKER = 16
+"""Tasks are handed out in chunks, about this many per worker (a slow chunk is not the last)."""
+_PRELOAD = ["tracker.readers.mlperf_unit"]
+"""What a fork server imports once, before it starts any worker."""
+
+
+class _PartedRead(Protocol):
+    def __call__(
+        self,
+        tree: SourceTree,
+        spec: SourceSpec,
+        *,
+        strict: bool,
+        progress: ProgressCallback | None,
+        pool: UnitMap,
+        min_folders: int,
+    ) -> Reading: ...
+
+
+_PARTED_READS: dict[str, _PartedRead] = {"mlperf-inference": read_round_parallel}
+"""The kinds of source that can be read in parts, and how."""
+
+
+def default_jobs() -> int:
+    """The number of cores this process may run on (at least 1)."""
+    counted = getattr(os, "process_cpu_count", None)  # Python 3.13+
+    if counted is not None:
+        return max(1, int(counted() or 1))
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def read_source(
+    reader: Reader,
+    kind: str,
+    tree: SourceTree,
+    spec: SourceSpec,
+    *,
+    strict: bool,
+    progress: ProgressCallback | None,
+    jobs: int,
+) -> Reading:
+    """What ``reader`` finds in ``tree``: read in parts by ``jobs`` processes where the kind
+    allows it and the source is large enough (:data:`MIN_PARALLEL_FOLDERS` result folders),
+    else by ``reader`` in this process."""
+    parted = _PARTED_READS.get(kind)
+    if jobs <= 1 or parted is None or not isinstance(tree, PartedFolderTree):
+        return reader.read(tree, spec, strict=strict, progress=progress)
+    with worker_pool(jobs) as pool:
+        return parted(
+            tree,
+            spec,
+            strict=strict,
+            progress=progress,
+            pool=pool,
+            min_folders=MIN_PARALLEL_FOLDERS,  # read when called: tests lower it
+        )
+
+
+@contextmanager
+def worker_pool(
+    jobs: int,
+) -> Iterator[Callable[[Callable[[_Task], _Outcome], Sequence[_Task]], Iterator[_Outcome]]]:
+    """An ordered map over up to ``jobs`` worker processes, started on its first use.
+
+    The tasks go out in chunks, each to the first idle worker; each worker has a
+    pipe of its own (no lock is shared, so ending a worker can block nothing).
+    Leaving the block normally stops the workers; leaving it by an exception
+    (Ctrl-C, an error in a worker) kills them at once.
+    """
+    workers: list[tuple[BaseProcess, Connection]] = []
+
+    def ordered_map(
+        function: Callable[[_Task], _Outcome], tasks: Sequence[_Task]
+    ) -> Iterator[_Outcome]:
+        size = max(1, len(tasks) // (jobs * _CHUNKS_PER_WORKER))
+        chunks = [tasks[start : start + size] for start in range(0, len(tasks), size)]
+        context = _context()
+        blocked = _block_interrupts()  # a worker ignores Ctrl-C from its first instruction
+        try:
+            for _ in range(min(jobs, len(chunks))):
+                mine, theirs = context.Pipe()
+                process = context.Process(target=_serve, args=(function, theirs), daemon=True)
+                process.start()
+                theirs.close()
+                workers.append((process, mine))
+        finally:
+            _unblock_interrupts(blocked)
+        return _ordered(chunks, [connection for _process, connection in workers[-len(chunks) :]])
+
+    try:
+        yield ordered_map
+    except BaseException:
+        for process, _connection in workers:
+            process.kill()
+        raise
+    else:
+        for _process, connection in workers:
+            connection.send(None)
+    finally:
+        for process, connection in workers:
+            process.join()
+            connection.close()
+
+
+def _ordered(chunks: Sequence[Sequence[_Task]], connections: list[Connection]) -> Iterator[Any]:
+    """The outcomes of the chunks, in order, as the workers on ``connections`` give them."""
+    pending = iter(enumerate(chunks))
+    busy: dict[Connection, int] = {}
+    done: dict[int, list[Any]] = {}
+    for connection in connections:
+        _hand_out(connection, pending, busy)
+    following = 0
+    while busy:
+        for ready in wait(list(busy)):
+            assert isinstance(ready, Connection)
+            done[busy.pop(ready)] = _received(ready)
+            _hand_out(ready, pending, busy)
+        while following in done:
+            yield from done.pop(following)
+            following += 1
+
+
+def _hand_out(
+    connection: Connection,
+    pending: Iterator[tuple[int, Sequence[Any]]],
+    busy: dict[Connection, int],
+) -> None:
+    index, chunk = next(pending, (-1, ()))
+    if index >= 0:
+        connection.send(chunk)
+        busy[connection] = index
+
+
+def _received(connection: Connection) -> list[Any]:
+    try:
+        succeeded, value = connection.recv()
+    except EOFError:
+        raise RuntimeError("a worker process of the ingest ended before its work") from None
+    if not succeeded:
+        raise value
+    assert isinstance(value, list)
+    return value
+
+
+def _serve(function: Callable[[Any], Any], connection: Connection) -> None:
+    """A worker: apply ``function`` to each chunk it is sent, until it is sent ``None``."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is for the source's process
+    _unblock_interrupts(not hasattr(signal, "pthread_sigmask"))
+    while (chunk := connection.recv()) is not None:
+        try:
+            outcome: tuple[bool, Any] = (True, [function(task) for task in chunk])
+        except Exception as error:  # raised again by the source's process
+            outcome = (False, error)
+        connection.send(outcome)
+
+
+def _block_interrupts() -> bool:
+    """Hold Ctrl-C back while workers start: they inherit the mask, and this process gets
+    it after (not lost in a fork hook); whether it was held back already."""
+    if not hasattr(signal, "pthread_sigmask"):
+        return True
+    return signal.SIGINT in signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+
+
+def _unblock_interrupts(held_before: bool) -> None:
+    if not held_before:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
+def _context() -> ForkContext | ForkServerContext | SpawnContext:
+    """Fork where it is safe (Linux, no other thread), else a fork server, else spawn."""
+    methods = multiprocessing.get_all_start_methods()
+    if sys.platform.startswith("linux") and threading.active_count() == 1 and "fork" in methods:
+        return multiprocessing.get_context("fork")
+    if "forkserver" not in methods:
+        return multiprocessing.get_context("spawn")
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(_PRELOAD)
+    return context

@@ -1,0 +1,181 @@
+"""A large MLPerf round folder read on all cores, to the very results the serial reader gives.
+
+The source's process walks the round's head (:func:`walk_round_head`), reads
+the table and the submitters' files, and settles the round; each system's
+result folders are then one :class:`UnitTask` for a pool of worker processes
+(``pool``: an ordered map, see :mod:`tracker.ingest.parallel`). The outcomes
+come back in walk order and are put together as the serial reader
+(:class:`MLPerfInferenceReader`) puts its own: the same results in the same
+order, the same notes, errors listed by path; with ``strict``, the same first
+error raised (a bad file before a table problem before a refused result). A
+round too small to pay for the pool, a tree that cannot be read in parts, or
+one whose round cannot be told is read by the serial reader itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import replace
+
+from tracker.errors import ConfigError, ParseError
+from tracker.parsers.mlperf_table import TableRow
+from tracker.readers.base import ProgressCallback, Reading
+from tracker.readers.mlperf import (
+    MLPerfInferenceReader,
+    cross_check_notes,
+    ignored_labels,
+    layout_notes,
+)
+from tracker.readers.mlperf_layout import RoundTree, SubmitterTree, walk_round_head
+from tracker.readers.mlperf_read import RoundFiles, read_round_head
+from tracker.readers.mlperf_results import resolve_round
+from tracker.readers.mlperf_unit import UnitOutcome, UnitTask, error_from, read_unit
+from tracker.records import SourceSpec
+from tracker.sources.tree import SourceTree
+from tracker.sources.tree_parts import PartedFolderTree
+
+__all__ = ["MIN_PARALLEL_FOLDERS", "UnitMap", "read_round_parallel"]
+
+UnitMap = Callable[[Callable[[UnitTask], UnitOutcome], Sequence[UnitTask]], Iterator[UnitOutcome]]
+"""Applies a function to each task (in worker processes), yielding the outcomes in task order."""
+
+MIN_PARALLEL_FOLDERS = 300
+"""Rounds with fewer result folders (about) are read in one process: the pool would not pay."""
+_FOLDERS_PER_BENCHMARK = 2
+"""A benchmark folder holds about two scenario folders (the shared rounds: 2.2)."""
+
+
+def read_round_parallel(
+    tree: SourceTree,
+    spec: SourceSpec,
+    *,
+    strict: bool,
+    progress: ProgressCallback | None,
+    pool: UnitMap,
+    min_folders: int = MIN_PARALLEL_FOLDERS,
+) -> Reading:
+    """Read the MLPerf round ``tree`` with ``pool``: see the module docstring."""
+    serial = MLPerfInferenceReader()
+    if not isinstance(tree, PartedFolderTree):
+        return serial.read(tree, spec, strict=strict, progress=progress)
+    layout, systems = walk_round_head(tree)
+    if not systems or _folders_up_to(min_folders, tree, systems) < min_folders:
+        return serial.read(tree, spec, strict=strict, progress=progress)
+    files = read_round_head(tree, layout)
+    rows = {row.location: row for row in files.table.rows} if files.table else {}
+    notes: set[str] = set()
+    try:
+        round_label = resolve_round((r.round for r in rows.values()), spec, tree, notes)
+    except ConfigError:  # the serial reader says so, after any error it raises first
+        return serial.read(tree, spec, strict=strict, progress=progress)
+    tasks = _tasks(tree, systems, files, rows, round_label, strict=strict)
+    outcomes = []
+    for done, outcome in enumerate(pool(read_unit, tasks), start=1):
+        tree.absorb(outcome.part)
+        outcomes.append(outcome)
+        if progress is not None:
+            task = tasks[done - 1]
+            progress(done, len(tasks), f"{task.submitter.path}/results/{task.system}")
+    reading = _reading(spec, layout, files, list(zip(tasks, outcomes, strict=True)), rows, strict)
+    reading.notes |= notes
+    return reading
+
+
+def _folders_up_to(enough: int, tree: SourceTree, systems: list[tuple[SubmitterTree, str]]) -> int:
+    """About how many result folders the systems hold, counted up to ``enough``."""
+    folders = 0
+    for sub, system in systems:
+        if folders >= enough:
+            break
+        folders += _FOLDERS_PER_BENCHMARK * len(tree.list_dir(f"{sub.path}/results/{system}")[0])
+    return folders
+
+
+def _tasks(
+    tree: PartedFolderTree,
+    systems: list[tuple[SubmitterTree, str]],
+    files: RoundFiles,
+    rows: dict[str, TableRow],
+    round_label: str,
+    *,
+    strict: bool,
+) -> list[UnitTask]:
+    by_system: dict[str, dict[str, TableRow]] = {}
+    for location, row in rows.items():
+        by_system.setdefault(location.rsplit("/", 2)[0], {})[location] = row
+    tasks = []
+    for sub, system in systems:
+        path = sub.systems.get(system)
+        own = replace(sub, systems={system: path} if path else {}, folders=[])
+        tasks.append(
+            UnitTask(
+                root=str(tree.root),
+                location=tree.location,
+                submitter=own,
+                system=system,
+                description=files.systems.get(path or ""),
+                mapping=files.mappings.get(sub.path),
+                round_label=round_label,
+                rows=by_system.get(f"{sub.path}/results/{system}", {}),
+                strict=strict,
+            )
+        )
+    return tasks
+
+
+def _reading(
+    spec: SourceSpec,
+    layout: RoundTree,
+    files: RoundFiles,
+    units: list[tuple[UnitTask, UnitOutcome]],
+    rows: dict[str, TableRow],
+    strict: bool,
+) -> Reading:
+    """The outcomes put together as :meth:`MLPerfInferenceReader.read` puts its own."""
+    outcomes = [outcome for _task, outcome in units]
+    if not any(outcome.unsupported for outcome in outcomes):  # one entry per folder
+        raise ConfigError(
+            f"{spec.location}: no <division>/<submitter>/results/<system>/<benchmark>/"
+            "<scenario> folders: not an MLPerf Inference round"
+        )
+    file_errors = _file_errors(layout, files, units)
+    if strict and file_errors:
+        raise file_errors[0][1]
+    remarks = [remark for outcome in outcomes for remark in outcome.remarks]
+    unsupported = [kind for outcome in outcomes for kind in outcome.unsupported]
+    runs_found = sum(outcome.runs_found for outcome in outcomes)
+    reading = Reading(runs_found=runs_found, notes=layout_notes(remarks, unsupported))
+    reading.errors.extend(error for _path, error in sorted(file_errors, key=lambda e: e[0]))
+    if files.table and files.table.problems:
+        if strict:
+            raise files.table.problems[0]
+        reading.errors.extend(files.table.problems)
+    result_errors = [error_from(e) for outcome in outcomes for e in outcome.result_errors]
+    if strict and result_errors:
+        raise result_errors[0]
+    reading.errors.extend(result_errors)
+    ignored_labels(spec, reading.notes)
+    reading.results = [result for outcome in outcomes for result in outcome.results]
+    reading.runs_failed = runs_found - len(reading.results)
+    disagreements = [d for outcome in outcomes for d in outcome.disagreements]
+    reading.notes.update(cross_check_notes(disagreements, rows, reading.results, bool(rows)))
+    return reading
+
+
+def _file_errors(
+    layout: RoundTree, files: RoundFiles, units: list[tuple[UnitTask, UnitOutcome]]
+) -> list[tuple[str, ParseError]]:
+    """The files refused, in the order the serial reader reads them: the table, then each
+    submitter's own files and its systems' result files."""
+    by_submitter: dict[str, list[tuple[str, ParseError]]] = {}
+    for path, error in files.errors.items():  # in the order they were read
+        if path != layout.table:  # <division>/<submitter>/systems/... or model_mapping.json
+            division, submitter, _rest = path.split("/", 2)
+            by_submitter.setdefault(f"{division}/{submitter}", []).append((path, error))
+    for task, outcome in units:
+        found = by_submitter.setdefault(task.submitter.path, [])
+        found += [(path, error_from(fields)) for path, fields in outcome.file_errors]
+    ordered = [(layout.table, files.errors[layout.table])] if layout.table in files.errors else []
+    for sub in layout.submitters:
+        ordered += by_submitter.get(sub.path, [])
+    return ordered
