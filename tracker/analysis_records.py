@@ -4,7 +4,8 @@ Like :mod:`tracker.records` (which is full), this module imports only the
 standard library at run time: :class:`SeriesInfo` says what a series key stands
 for, :class:`SweepTarget` is one sweep read at the interactivity target, and the
 findings as one run produced them (:class:`FindingRecord`) and as stored
-(:class:`StoredFinding`, :class:`FindingsSaved`). The analysis types
+(:class:`StoredFinding`, :class:`FindingsSaved`), with the settings of the run
+that stored them (:class:`AnalysisRunSettings`). The analysis types
 :class:`SweepTarget` holds are imported for type checking only.
 """
 
@@ -22,6 +23,7 @@ __all__ = [
     "AXIS_STACK",
     "AXIS_VERSION",
     "FINDING_STATUSES",
+    "AnalysisRunSettings",
     "FindingRecord",
     "FindingsSaved",
     "SeriesInfo",
@@ -81,6 +83,8 @@ class SweepTarget:
     cost_at_target: CostEstimate | None = None
     cost_at_peak: CostEstimate | None = None
     cost_note: str = ""
+    input_tokens_per_s_at_target: float | None = None
+    """The whole system's input tokens/s at the target (``None``: lengths unknown)."""
 
     @property
     def per_accelerator(self) -> bool:
@@ -150,3 +154,24 @@ class FindingsSaved:
     reopened: int = 0
     closed: int = 0
     no_longer_found: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class AnalysisRunSettings:
+    """The settings of one analysis run, stored with its findings (``tracker report`` reads
+    the latest back).
+
+    ``price_book``: accelerator name (normalised) → $/accelerator-hour, ``None`` when
+    the run had none; ``price_book_source``: the file it came from, as given.
+    ``other``: the remaining knobs (interpolation, family method, the comparison,
+    change-point and drift policies), JSON-ready, for the record. ``analysed_at``:
+    when the run was (``None`` before it is stored).
+    """
+
+    target_tokens_per_s_per_user: float
+    efficiency_floor: float
+    efficiency_drop_floor: float
+    price_book: Mapping[str, float] | None = None
+    price_book_source: str = ""
+    other: Mapping[str, Any] = field(default_factory=dict)
+    analysed_at: datetime | None = None

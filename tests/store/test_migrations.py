@@ -17,6 +17,7 @@ from tracker.store.schema import (
 )
 
 TABLES = {
+    "analysis_run",
     "artifact",
     "benchmark",
     "finding",

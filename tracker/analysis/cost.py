@@ -7,7 +7,9 @@ accelerator-hour in dollars, one per line::
     "NVIDIA B200-SXM-180GB" = 6.25
     "NVIDIA H200-SXM-141GB" = 3.80
 
-``$/1M output tokens = price_per_hour × accelerators / (tokens_per_s × 3600) × 1e6``.
+``$/1M output tokens = price_per_hour × accelerators / (tokens_per_s × 3600) × 1e6``;
+the same hourly cost over the input tokens/s, or over input + output tokens/s, gives
+$/1M input tokens and $/1M tokens in all (:func:`token_costs`).
 
 Names are matched exactly, up to case and runs of whitespace; there is no
 substring matching ("B200" would also match "GB200").
@@ -24,11 +26,13 @@ from tracker.errors import ConfigError
 
 __all__ = [
     "CostEstimate",
+    "TokenCosts",
     "cost_per_million_tokens",
     "estimate_cost",
     "normalise_accelerator",
     "parse_price_book",
     "price_for",
+    "token_costs",
 ]
 
 
@@ -107,3 +111,33 @@ def estimate_cost(
     if usd is None:
         return None
     return CostEstimate(accelerator, price, accelerators, tokens_per_s, usd)
+
+
+@dataclass(frozen=True, slots=True)
+class TokenCosts:
+    """Dollars per million input, output and total tokens of one result (``None``: unknown)."""
+
+    input_usd: float | None
+    output_usd: float | None
+    total_usd: float | None
+
+
+def token_costs(estimate: CostEstimate, *, input_tokens_per_s: float | None) -> TokenCosts:
+    """The hourly cost of ``estimate`` over its output, input and input + output tokens/s.
+
+    ``input_tokens_per_s`` is the input throughput at the same load (``None`` when the
+    files do not say: then only the output cost is known).
+    """
+
+    def per_million(tokens_per_s: float) -> float | None:
+        return cost_per_million_tokens(
+            price_per_hour=estimate.price_per_hour,
+            accelerators=estimate.accelerators,
+            tokens_per_s=tokens_per_s,
+        )
+
+    output = per_million(estimate.tokens_per_s)
+    if input_tokens_per_s is None or not math.isfinite(input_tokens_per_s):
+        return TokenCosts(None, output, None)
+    total = per_million(estimate.tokens_per_s + input_tokens_per_s)
+    return TokenCosts(per_million(input_tokens_per_s), output, total)

@@ -15,8 +15,7 @@ the same without the store, for callers that hold the records already. One run:
    that differ only in software within one version. Their one-sided p-values form **two
    directional BH families** (:mod:`tracker.analysis.verdicts`) of the reported size. With
    ``baseline`` and ``candidate``, that pair in every series that has both (and no stacks).
-   Older version pairs are not compared again: their findings stay as they were
-   (and as they were triaged), and change points cover the history.
+   Older pairs are not compared again (their findings stay, as triaged); change points cover them.
 4. **Change points** and **drifts** of every series (E-Divisive means, Mann–Kendall; too
    short: skipped with the reason): ``change_point``/``drift`` findings, never in a BH family.
 5. **Scaling efficiency**, per software and version; findings under the floor and
@@ -26,10 +25,10 @@ the same without the store, for callers that hold the records already. One run:
    pair). A significant gain is an ``improvement`` finding (step 3 decides).
 7. **Cost per token** of every sweep when a price book is given.
 
-Findings are saved with :meth:`tracker.store.facade.Store.save_findings`, whose rule
-keeps triage states and closes a finding only when the run looked again at what
-it is about (its series and version pair, its series' history, the scaling
-groups, the sweeps) and did not find it.
+Findings are saved with :meth:`tracker.store.facade.Store.save_findings` (with the
+run's settings, :mod:`tracker.analyze.settings`), whose rule keeps triage states and
+closes a finding only when the run looked again at what it is about (its series and
+version pair, its series' history, the scaling groups, the sweeps) and did not find it.
 """
 
 from __future__ import annotations
@@ -88,6 +87,7 @@ from tracker.analyze.findings import (
 )
 from tracker.analyze.samples import SampleSet, stack_series
 from tracker.analyze.samples import version_series as build_version_series
+from tracker.analyze.settings import recorded_settings
 from tracker.analyze.sweeps import sweep_targets
 from tracker.analyze.thresholds import SeriesThresholds, decide
 from tracker.errors import ConfigError
@@ -350,15 +350,16 @@ def run_analysis(
     rng_seed: int = DEFAULT_SEED,
     save: bool = True,
     versions: Sequence[VersionInfo] | None = None,
+    price_book_source: str = "",
 ) -> AnalysisOutcome:
-    """Analyse everything in ``store`` and (unless ``save`` is false) store the findings.
+    """Analyse everything in ``store`` and (unless ``save`` is false) store the findings and
+    the run's settings (``price_book_source``: the price book's file, for the record).
 
     ``versions``: the store's versions, when the caller has read them already."""
     versions = store.list_versions() if versions is None else versions
-    if baseline is not None and not any(v.version == baseline for v in versions):
-        raise ConfigError(f"unknown baseline version {baseline!r}; see `tracker export`")
-    if candidate is not None and not any(v.version == candidate for v in versions):
-        raise ConfigError(f"unknown candidate version {candidate!r}; see `tracker export`")
+    for role, label in (("baseline", baseline), ("candidate", candidate)):
+        if label is not None and not any(v.version == label for v in versions):
+            raise ConfigError(f"unknown {role} version {label!r}; see `tracker export`")
     outcome = analyse(
         store.iter_analysis_samples(),
         store.iter_sweep_samples(metric=OUTPUT_TOKENS_PER_S.name),
@@ -371,9 +372,9 @@ def run_analysis(
     )
     if not save:
         return outcome
-    saved = store.save_findings(
-        outcome.findings, analysed_at=outcome.analysed_at, evaluated=_evaluated(outcome)
-    )
+    run = recorded_settings(outcome.settings, price_book, price_book_source)
+    at, evaluated = outcome.analysed_at, _evaluated(outcome)
+    saved = store.save_findings(outcome.findings, analysed_at=at, evaluated=evaluated, settings=run)
     return replace(outcome, saved=saved)
 
 

@@ -18,7 +18,9 @@ does not reach the target is left out of that series ("not reached" is not zero)
 
 Cost (when a price book is given): $/1M output tokens at the target and at the
 sweep's peak (its best measured tokens/s), priced by accelerator model, or by
-system name for local runs whose files do not name the accelerator.
+system name for local runs whose files do not name the accelerator. The input
+tokens/s at the target is the output's times the sweep's median input tokens per
+output token (the tool's input rate, else ISL/OSL), for $/1M input and total tokens.
 """
 
 from __future__ import annotations
@@ -54,6 +56,16 @@ def _points(sweep: list[SweepSample]) -> tuple[list[float], list[float], str]:
     xs = [statistics.median(p.tokens_per_s_per_user or 0.0 for p in g) for g in by_load.values()]
     ys = [statistics.median(p.output_tokens_per_s for p in g) for g in by_load.values()]
     return xs, ys, statistic or "unnamed tokens/s/user statistic"
+
+
+def _input_ratio(sweep: list[SweepSample]) -> float | None:
+    """Median input tokens per output token over the sweep's valid points (``None``: unknown)."""
+    ratios = [
+        p.input_tokens_per_s / p.output_tokens_per_s
+        for p in sweep
+        if p.is_valid and p.input_tokens_per_s is not None and p.output_tokens_per_s > 0.0
+    ]
+    return statistics.median(ratios) if ratios else None
 
 
 def _price(
@@ -92,6 +104,7 @@ def _target(
     per_acc = result.tokens_per_s_per_accelerator
     total = None if per_acc is None else per_acc * (count or 1)
     metric = derived_metric(target, stat, per_accelerator=count is not None)
+    ratio = _input_ratio(sweep)
     labels = (head.benchmark, head.scenario, head.curve_workload, metric)
     found = SweepTarget(
         key=series_key(head.software, head.system_key, *labels),
@@ -107,6 +120,7 @@ def _target(
         result=result,
         tokens_per_s_at_target=total,
         peak_tokens_per_s=max(totals),
+        input_tokens_per_s_at_target=None if ratio is None or total is None else total * ratio,
     )
     if book is None:
         return found

@@ -12,7 +12,7 @@ from pathlib import Path
 import click
 
 from tracker.analysis_records import FINDING_STATUSES
-from tracker.cli.common import count_bar, echo_label, now, open_store
+from tracker.cli.common import count_bar, echo_label, now, open_store, writing_into
 from tracker.errors import ConfigError
 from tracker.text_safety import terminal_text
 
@@ -69,8 +69,9 @@ def analyze(
     settings = AnalysisSettings(
         target_tokens_per_s_per_user=target, efficiency_floor=efficiency_floor
     )
+    source = "" if price_book is None else str(price_book)
     with open_store(ctx) as store:
-        outcome = run_analysis(store, policy=settings, price_book=book)
+        outcome = run_analysis(store, policy=settings, price_book=book, price_book_source=source)
     for line in summary_lines(outcome):
         echo_label(line)
 
@@ -194,18 +195,54 @@ def findings_set_status(
     required=True,
     help="Folder to write the static site into.",
 )
+@click.option(
+    "--target-tokens-per-s-per-user",
+    "target",
+    type=click.FloatRange(min=0.0, min_open=True),
+    help="Interactivity target [default: the latest `tracker analyze`'s, else 50].",
+)
+@click.option(
+    "--price-book",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="TOML file of accelerator model = $/hour [default: the latest `tracker analyze`'s].",
+)
+@click.option(
+    "--efficiency-floor",
+    type=click.FloatRange(min=0.0, max=1.0, min_open=True),
+    help="Scaling efficiency floor [default: the latest `tracker analyze`'s, else 0.9].",
+)
 @click.pass_context
-def report(ctx: click.Context, out: Path) -> None:
+def report(
+    ctx: click.Context,
+    out: Path,
+    target: float | None,
+    price_book: Path | None,
+    efficiency_floor: float | None,
+) -> None:
     """Render the static HTML report (works from file://, no network needed).
+
+    The pages use the settings of the latest stored analysis (interactivity
+    target, efficiency floor, price book), or the defaults when none is stored;
+    the options override them, and the pages name the settings they used.
 
     \b
     Example:
         tracker report --out site/ && python -m http.server -d site
+        tracker report --out site/ --target-tokens-per-s-per-user 30 --price-book prices.toml
     """
-    from tracker.report.publish import (
-        publish_report,
-    )
+    from tracker.analysis import parse_price_book
+    from tracker.analyze.settings import ReportOverrides, report_settings, settings_line
+    from tracker.report.publish import publish_report
 
-    with open_store(ctx) as store, count_bar("report: analysing") as progress:
-        index = publish_report(store, out, generated_at=now(), on_page=progress)
+    book = None
+    if price_book is not None:
+        book = parse_price_book(price_book.read_bytes(), source=str(price_book))
+    overrides = ReportOverrides(target, efficiency_floor, book, str(price_book or ""))
+    with open_store(ctx) as store:
+        chosen = report_settings(store.latest_analysis_settings(), overrides)
+        echo_label(settings_line(chosen))
+        with count_bar("report: analysing") as progress, writing_into(out):
+            index = publish_report(
+                store, out, generated_at=now(), overrides=overrides, on_page=progress
+            )
     echo_label(f"Report: {index}")

@@ -48,8 +48,11 @@ __all__ = [
 ]
 
 FILES = {"results": "results.csv", "comparisons": "comparisons.csv", "findings": "findings.csv"}
-_LEFT_OUT = frozenset({"chart", "charts", "gains_chart", "evidence", "generated_at", "is_example"})
-"""Fields report.json leaves out: chart specs, evidence (in findings.csv) and page chrome."""
+_LEFT_OUT = frozenset(
+    {"chart", "charts", "gains_chart", "evidence", "generated_at", "is_example", "analysed_at"}
+)
+"""Fields report.json leaves out: chart specs, evidence (in findings.csv), page chrome and
+when the stored analysis ran (the same results give the same report.json)."""
 
 RESULTS_HEADER = (
     "software",

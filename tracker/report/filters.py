@@ -37,6 +37,8 @@ __all__ = [
     "format_range",
     "format_repeats",
     "format_scaling",
+    "format_usd",
+    "format_usd_range",
     "format_value",
     "format_workload",
     "format_versions",
@@ -73,6 +75,29 @@ def format_value(value: float, unit: str) -> str:
 def format_range(low: float, high: float, unit: str) -> str:
     """The spread of the samples: ``1,990 – 2,003 tokens/s``."""
     return format_value(low, "") + " \N{EN DASH} " + format_value(high, unit)
+
+
+def format_usd(value: float | None) -> str:
+    """Dollars to 3 significant digits, as ``tracker analyze`` prints them; an em dash for none.
+
+    >>> format_usd(1.851852), format_usd(0.0377771), format_usd(12345.6), format_usd(None)
+    ('$1.85', '$0.0378', '$12,346', '—')
+    """
+    if value is None or not math.isfinite(value):
+        return _NO_VALUE
+    if abs(value) >= 999.5:
+        return f"${value:,.0f}"
+    text = f"{value:.3g}"
+    if "e" in text:  # under $0.0001: fixed-point digits, never an exponent
+        text = f"{value:.{2 - math.floor(math.log10(abs(value)))}f}"
+    return f"${text}"
+
+
+def format_usd_range(low: float | None, high: float | None) -> str:
+    """The spread of costs: ``$1.83 – $1.87``; an em dash when either end is unknown."""
+    if low is None or high is None:
+        return _NO_VALUE
+    return format_usd(low) + " \N{EN DASH} " + format_usd(high)
 
 
 def format_direction(higher_is_better: bool) -> str:
@@ -352,6 +377,8 @@ FILTERS: Mapping[str, Callable[..., Any]] = {
     "format_number": format_number,
     "format_range": format_range,
     "format_repeats": format_repeats,
+    "format_usd": format_usd,
+    "format_usd_range": format_usd_range,
     "format_value": format_value,
     "format_workload": format_workload,
 }

@@ -4,7 +4,9 @@ Per curve (software, system, benchmark, workload): every measured point of
 every version's sweep as (tokens/s/user, output tokens/s per accelerator), the
 Pareto front, the interactivity target as a vertical line and the interpolated
 throughput at the target; then the throughput at the target across versions
-("not reached" is shown as such, never as zero).
+("not reached" is shown as such, never as zero). With a price book, each version's
+cost per 1M input, output and total tokens at the target (the system's $/hour over
+its tokens/hour there, :func:`tracker.analysis.cost.token_costs`), median over its sweeps.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from tracker.analysis.cost import TokenCosts, token_costs
 from tracker.analysis_records import SweepTarget
 from tracker.report.charts import (
     Chart,
@@ -26,8 +29,22 @@ from tracker.report.charts import (
 from tracker.report.common import benchmark_href
 from tracker.report.filters import format_number
 from tracker.report.inputs import ReportInput
+from tracker.report.settings import SettingsUsed
 
-__all__ = ["ServingCurve", "ServingPage", "ServingRow", "build_serving_page"]
+__all__ = ["ServingCost", "ServingCurve", "ServingPage", "ServingRow", "build_serving_page"]
+
+
+@dataclass(frozen=True, slots=True)
+class ServingCost:
+    """One version's cost per 1M tokens at the target, median over its priced sweeps."""
+
+    input_usd: float | None = field(metadata={"help": "$/1M input tokens (none: lengths unknown)."})
+    output_usd: float | None = field(metadata={"help": "$/1M output tokens."})
+    output_usd_min: float | None = field(metadata={"help": "Lowest $/1M output tokens of them."})
+    output_usd_max: float | None = field(metadata={"help": "Highest $/1M output tokens of them."})
+    total_usd: float | None = field(metadata={"help": "$/1M input + output tokens."})
+    priced: int = field(metadata={"help": "How many of its sweeps are priced."})
+    note: str = field(metadata={"help": "Why none is priced (not in the price book, ...)."})
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +67,9 @@ class ServingRow:
     statistic: str = field(metadata={"help": "The tokens/s/user statistic used."})
     reason: str = field(metadata={"help": "Why a sweep did not reach it, when one did not."})
     sweeps: tuple[str, ...] = field(metadata={"help": "The sweep keys, in order."})
+    cost: ServingCost | None = field(
+        default=None, metadata={"help": "Cost per 1M tokens at the target; none: no price book."}
+    )
 
 
 def _median(values: Sequence[float]) -> float | None:
@@ -60,7 +80,29 @@ def _median(values: Sequence[float]) -> float | None:
     return ordered[n // 2] if n % 2 else (ordered[n // 2 - 1] + ordered[n // 2]) / 2
 
 
-def _row(version: str, targets: Sequence[SweepTarget]) -> ServingRow:
+def _cost(targets: Sequence[SweepTarget]) -> ServingCost:
+    """The cost of one version at the target (see :class:`ServingCost`)."""
+    found: list[TokenCosts] = [
+        token_costs(t.cost_at_target, input_tokens_per_s=t.input_tokens_per_s_at_target)
+        for t in targets
+        if t.cost_at_target is not None
+    ]
+    output = [c.output_usd for c in found if c.output_usd is not None]
+    inputs = [c.input_usd for c in found if c.input_usd is not None]
+    totals = [c.total_usd for c in found if c.total_usd is not None]
+    note = "" if found else next((t.cost_note for t in targets if t.cost_note), "not reached")
+    return ServingCost(
+        input_usd=_median(inputs) if len(inputs) == len(found) else None,
+        output_usd=_median(output),
+        output_usd_min=min(output, default=None),
+        output_usd_max=max(output, default=None),
+        total_usd=_median(totals) if len(totals) == len(found) else None,
+        priced=len(found),
+        note=note,
+    )
+
+
+def _row(version: str, targets: Sequence[SweepTarget], priced: bool) -> ServingRow:
     at = [v for t in targets if (v := t.result.tokens_per_s_per_accelerator) is not None]
     whole = [v for t in targets if (v := t.tokens_per_s_at_target) is not None]
     best = [v for t in targets if (v := t.result.best_measured) is not None]
@@ -77,6 +119,7 @@ def _row(version: str, targets: Sequence[SweepTarget]) -> ServingRow:
         statistic=targets[0].result.statistic,
         reason=next((t.result.reason for t in targets if t.result.reason), ""),
         sweeps=tuple(t.sweep_key for t in targets),
+        cost=_cost(targets) if priced else None,
     )
 
 
@@ -105,6 +148,9 @@ class ServingPage:
     is_example: bool = field(metadata={"help": "True when any result shown is example data."})
     target: float = field(metadata={"help": "Interactivity target, tokens/s/user."})
     curves: tuple[ServingCurve, ...] = field(metadata={"help": "Sorted by software and title."})
+    settings: SettingsUsed | None = field(
+        metadata={"help": "The analysis settings used and where they came from."}
+    )
 
 
 def _curve_title(t: SweepTarget) -> str:
@@ -192,7 +238,8 @@ def _curve(data: ReportInput, targets: Sequence[SweepTarget], chart_index: int) 
         shapes=[vline(target, f"target {target:g} tokens/s/user")],
         legend_title="Pareto front per version; ★ at the target",
     )
-    rows = [_row(v, [t for t in targets if t.version == v]) for v in versions]
+    priced = data.settings is not None and data.settings.has_price_book
+    rows = [_row(v, [t for t in targets if t.version == v], priced) for v in versions]
     trend = xy_chart(
         f"chart-{chart_index + 1}",
         f"Throughput at {target:g} tokens/s/user, per version (median, min–max of trials)",
@@ -238,4 +285,5 @@ def build_serving_page(data: ReportInput, *, generated_at: str, is_example: bool
         is_example=is_example,
         target=data.target_tokens_per_s_per_user,
         curves=curves,
+        settings=data.settings,
     )

@@ -23,10 +23,17 @@ from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 from sqlalchemy.orm import Session
 from sqlmodel import col
 
-from tracker.analysis_records import FINDING_STATUSES, FindingRecord, FindingsSaved, StoredFinding
+from tracker.analysis_records import (
+    FINDING_STATUSES,
+    AnalysisRunSettings,
+    FindingRecord,
+    FindingsSaved,
+    StoredFinding,
+)
 from tracker.errors import StoreError, without_sql
 from tracker.store.engine import SAVE_ATTEMPTS, conflict, retry_delay, writing
 from tracker.store.models import Finding, SoftwareVersion
+from tracker.store.runs import add_run
 
 __all__ = ["list_findings", "save_findings", "set_finding_status"]
 
@@ -36,17 +43,22 @@ def save_findings(
     findings: Sequence[FindingRecord],
     analysed_at: datetime,
     evaluated: Callable[[StoredFinding], bool],
+    settings: AnalysisRunSettings | None = None,
 ) -> FindingsSaved:
     """Store one analysis run's findings (see :meth:`tracker.store.facade.Store.save_findings`).
 
     ``evaluated`` is called inside the transaction, after the stored findings
-    were read (and locked) and before anything is written.
+    were read (and locked) and before anything is written. ``settings``, when
+    given, are stored as the run's (:mod:`tracker.store.runs`) in the same transaction.
     """
     retry = 0
     while True:
         try:
             with Session(writing(engine)) as session, session.begin():
-                return _save_findings(session, findings, analysed_at, evaluated)
+                saved = _save_findings(session, findings, analysed_at, evaluated)
+                if settings is not None:
+                    add_run(session, settings, analysed_at, len({f.fingerprint for f in findings}))
+                return saved
         except DBAPIError as error:
             if conflict(error) is None or retry + 1 == SAVE_ATTEMPTS:
                 raise StoreError(

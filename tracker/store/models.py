@@ -13,6 +13,7 @@ from sqlalchemy import JSON, Column, Index, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
 __all__ = [
+    "AnalysisRun",
     "Artifact",
     "Benchmark",
     "Finding",
@@ -227,3 +228,27 @@ class Finding(SQLModel, table=True):
     is_current: bool = True
     created_at: datetime
     updated_at: datetime
+
+
+class AnalysisRun(SQLModel, table=True):
+    """The settings of one stored analysis run, written with its findings.
+
+    ``tracker report`` reads the latest (highest id). ``price_book`` holds the
+    resolved prices (normalised accelerator name → $/accelerator-hour), ``None``
+    without a price book; ``settings`` the other knobs (JSON).
+    """
+
+    __tablename__ = "analysis_run"
+
+    id: int | None = Field(default=None, primary_key=True)
+    analysed_at: datetime
+    target_tokens_per_s_per_user: float
+    efficiency_floor: float
+    efficiency_drop_floor: float
+    price_book: dict[str, float] | None = Field(
+        default=None, sa_column=Column(JSON(none_as_null=True), nullable=True)
+    )
+    price_book_source: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    settings: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    findings: int = 0
+    """How many findings the run stored (found, deduplicated)."""

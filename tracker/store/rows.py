@@ -146,6 +146,15 @@ def sweep_sample(
         found = extra.get(name)
         return found if isinstance(found, str) and found else None
 
+    def input_tokens_per_s() -> float | None:  # the tool's, else from the mean lengths
+        if (found := number("input_tokens_per_s")) is not None:
+            return found
+        for kind in ("measured", "requested"):
+            isl, osl = number(f"isl_{kind}"), number(f"osl_{kind}")
+            if isl is not None and osl:
+                return value * isl / osl
+        return None
+
     count = number("accelerators_total")
     return SweepSample(
         sweep_key=sweep_key,
@@ -163,4 +172,5 @@ def sweep_sample(
         tokens_per_s_per_user_statistic=text("tokens_per_s_per_user_statistic"),
         is_valid=is_valid,
         workload=workload,
+        input_tokens_per_s=input_tokens_per_s(),
     )
