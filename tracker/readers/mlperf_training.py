@@ -39,14 +39,15 @@ from tracker.parsers.mlperf_training import (
     ruleset_for,
     switch_power,
 )
-from tracker.readers.base import ProgressCallback, Reading
+from tracker.readers.base import ProgressCallback, Reading, ignored_label_notes
 from tracker.readers.mlperf_results import resolve_round
+from tracker.readers.mlperf_training_check import FolderScore, cross_check
 from tracker.readers.mlperf_training_layout import (
     TrainingFolder,
     is_training_tree,
     walk_training,
 )
-from tracker.readers.mlperf_training_score import folder_results
+from tracker.readers.mlperf_training_score import SCORE, folder_results
 from tracker.records import ResultRecord, SourceSpec
 from tracker.sources.tree import SourceTree
 
@@ -94,6 +95,7 @@ class MLPerfTrainingReader:
         files = _read_files(tree, layout.folders, layout.systems, ruleset, strict, progress)
         reading.errors.extend(files.errors[path] for path in sorted(files.errors))
         scored = 0
+        checked: list[FolderScore] = []
         for folder in layout.folders:
             found = _folder_results(tree, folder, layout.systems, files, round_label, ruleset)
             if found is None:
@@ -102,8 +104,20 @@ class MLPerfTrainingReader:
             reading.results.extend(results)
             reading.notes.update(notes)
             scored += has_score
+            checked.append(_checked(folder, results, files))
         reading.runs_failed = len(layout.folders) - scored
+        reading.notes.update(cross_check(tree, checked, ruleset))
         return reading
+
+
+def _checked(
+    folder: TrainingFolder, results: list[ResultRecord], files: TrainingFiles
+) -> FolderScore:
+    """What the cross-check compares: the folder's score and its converged runs."""
+    score = next((r.value for r in results if r.metric == SCORE), None)
+    runs = (files.runs[p] for p in folder.results if p in files.runs)
+    converged = {r.file: r.minutes for r in runs if r.converged and r.minutes is not None}
+    return FolderScore(folder, score, converged)
 
 
 def _folder_results(
@@ -248,12 +262,4 @@ def _division(data: bytes) -> str:
 
 
 def _ignored_labels(spec: SourceSpec, notes: set[str]) -> None:
-    labels = spec.labels
-    for name, value in (
-        ("--software", labels.software),
-        ("--system", labels.system),
-        ("--accelerators", labels.accelerators),
-        ("--benchmark", labels.benchmark),
-    ):
-        if value is not None:
-            notes.add(f"{name} does not apply to an MLPerf round (its files name it); ignored")
+    ignored_label_notes(spec, notes, source="an MLPerf round")

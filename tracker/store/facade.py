@@ -18,7 +18,12 @@ from typing import TypeVar
 from sqlalchemy import URL, Engine
 from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 
-from tracker.analysis_records import FindingRecord, FindingsSaved, StoredFinding
+from tracker.analysis_records import (
+    AnalysisRunSettings,
+    FindingRecord,
+    FindingsSaved,
+    StoredFinding,
+)
 from tracker.errors import StoreError, TrackerError
 from tracker.records import (
     AnalysisSample,
@@ -30,11 +35,13 @@ from tracker.records import (
     VersionInfo,
 )
 from tracker.store import findings as _findings
-from tracker.store import read, systems, write
+from tracker.store import read, runs, systems, write
 from tracker.store.engine import (
+    advice_after,
     create_store_engine,
     normalise_database_url,
     parse_database_url,
+    refuse_missing_folder,
     sqlite_file,
 )
 from tracker.store.first_use import upgrade_to_head
@@ -108,9 +115,10 @@ class Store:
             ) from None
         except DBAPIError as error:
             reason = str(error.orig).strip().splitlines()[0] if str(error.orig).strip() else ""
+            advice = advice_after(reason, doing, self.engine.url)
             raise StoreError(
                 f"cannot {doing} the database {self.url}: "
-                f"{reason or type(error.orig).__name__}; {_advice(reason, doing)}"
+                f"{reason or type(error.orig).__name__}; {advice}"
             ) from None
         except SQLAlchemyError as error:
             raise StoreError(
@@ -186,9 +194,12 @@ class Store:
         with self._reported("read"):
             return read.list_versions(self.engine)
 
-    def iter_export_rows(self, *, batch_size: int = 1000) -> Iterator[ExportRow]:
-        """Every stored result with its labels, streamed in a stable order."""
-        return self._streamed("read", read.iter_export_rows(self.engine, batch_size))
+    def iter_export_rows(
+        self, *, batch_size: int = 1000, software: str | None = None
+    ) -> Iterator[ExportRow]:
+        """Every stored result with its labels (only ``software``'s when given), streamed in a
+        stable order."""
+        return self._streamed("read", read.iter_export_rows(self.engine, batch_size, software))
 
     def iter_series_points(
         self, *, order: str = "benchmark", batch_size: int = 5000
@@ -227,6 +238,7 @@ class Store:
         *,
         analysed_at: datetime,
         evaluated: Callable[[StoredFinding], bool] = lambda _finding: True,
+        settings: AnalysisRunSettings | None = None,
     ) -> FindingsSaved:
         """Store one analysis run's findings by fingerprint, keeping their triage states.
 
@@ -239,9 +251,16 @@ class Store:
           "open" becomes "fixed" with a note, "acknowledged", "expected" and
           "fixed" stay as people set them. Findings about what the run did not
           look at are left alone.
+
+        ``settings`` (the run's) are stored with them, in the same transaction.
         """
         with self._reported("write to"):
-            return _findings.save_findings(self.engine, findings, analysed_at, evaluated)
+            return _findings.save_findings(self.engine, findings, analysed_at, evaluated, settings)
+
+    def latest_analysis_settings(self) -> AnalysisRunSettings | None:
+        """The settings of the newest stored analysis run; ``None`` when none was stored."""
+        with self._reported("read"):
+            return runs.latest_run(self.engine)
 
     def list_findings(self, *, status: str | None = None) -> list[StoredFinding]:
         """Stored findings, oldest first; only those with ``status`` when given."""
@@ -276,25 +295,10 @@ def _check_sqlite(url: URL, *, create: bool, memory: bool) -> None:
                 "this command stores or reads is gone when it ends; use sqlite:///FILE"
             )
         return
+    refuse_missing_folder(url, create=create)
     try:
         exists = path.exists()
     except (OSError, ValueError):  # a name no file can have (a NUL byte), too long a name
         exists = False
     if not exists and not create:
         raise StoreError(f"no database at {path}; run `tracker ingest` first or {_NEXT_STEP}")
-
-
-def _advice(reason: str, doing: str) -> str:
-    """The next step after a database error whose first line is ``reason``."""
-    text = reason.lower()
-    if "readonly" in text or "read-only" in text:
-        return "the database is read-only here: check the permissions of the file and its folder"
-    if "unable to open database file" in text:
-        return f"check that the folder exists and can be written, or {_NEXT_STEP}"
-    if "not a database" in text:
-        return _NEXT_STEP
-    if "disk" in text and "full" in text:
-        return "free some disk space and run the command again"
-    if doing == "open":
-        return f"{_NEXT_STEP} and that the server is running"
-    return "run the command again; if it fails again, check the database server's log"

@@ -83,8 +83,10 @@ def list_versions(engine: Engine) -> list[VersionInfo]:
         ]
 
 
-def iter_export_rows(engine: Engine, batch_size: int) -> Iterator[ExportRow]:
-    """Every stored result with its labels, streamed in a stable order."""
+def iter_export_rows(
+    engine: Engine, batch_size: int, software: str | None = None
+) -> Iterator[ExportRow]:
+    """Every stored result with its labels (only ``software``'s when given), in a stable order."""
     columns = (Result, Source, System, SoftwareVersion, Benchmark, Metric, Artifact)
     query = (
         _with_description(_join_labels(select(*columns, SystemDescription)))
@@ -92,6 +94,8 @@ def iter_export_rows(engine: Engine, batch_size: int) -> Iterator[ExportRow]:
         .order_by(col(Result.id))
         .execution_options(yield_per=batch_size)
     )
+    if software is not None:
+        query = query.where(col(SoftwareVersion.software) == software)
     with Session(engine) as session:
         for row in session.execute(query):
             yield export_row(*row)
