@@ -64,6 +64,10 @@
     return a.localeCompare(b);
   }
 
+  function isDetails(row) {
+    return row.classList.contains("members");
+  }
+
   function makeSortable(table) {
     var headers = table.tHead ? table.tHead.rows[0].cells : [];
     Array.prototype.forEach.call(headers, function (th, index) {
@@ -77,13 +81,26 @@
         });
         th.setAttribute("aria-sort", ascending ? "ascending" : "descending");
         var body = table.tBodies[0];
-        var rows = Array.prototype.slice.call(body.rows);
-        rows.sort(function (r1, r2) {
-          var order = compare(cellValue(r1, index), cellValue(r2, index));
-          return ascending ? order : -order;
+        // A details row (class "members") belongs to the row before it: they move together.
+        var rows = Array.prototype.filter.call(body.rows, function (row) {
+          return !isDetails(row);
         });
-        rows.forEach(function (row) {
-          body.appendChild(row);
+        var details = rows.map(function (row) {
+          var next = row.nextElementSibling;
+          return next && isDetails(next) ? next : null;
+        });
+        var order = rows.map(function (_row, i) {
+          return i;
+        });
+        order.sort(function (i, j) {
+          var by = compare(cellValue(rows[i], index), cellValue(rows[j], index));
+          return ascending ? by : -by;
+        });
+        order.forEach(function (i) {
+          body.appendChild(rows[i]);
+          if (details[i]) {
+            body.appendChild(details[i]);
+          }
         });
       }
       th.addEventListener("click", sort);
@@ -108,16 +125,20 @@
     function apply() {
       var rows = table.tBodies[0].rows;
       var shown = 0;
+      var total = 0;
       Array.prototype.forEach.call(rows, function (row) {
         var keep = Array.prototype.every.call(selects, function (select) {
           var name = select.getAttribute("data-filter");
           return !select.value || row.getAttribute("data-" + name) === select.value;
         });
         row.hidden = !keep;
-        shown += keep ? 1 : 0;
+        if (!isDetails(row)) {
+          total += 1;
+          shown += keep ? 1 : 0;
+        }
       });
       if (counter) {
-        counter.textContent = shown + " of " + rows.length + " shown";
+        counter.textContent = shown + " of " + total + " shown";
       }
     }
     Array.prototype.forEach.call(selects, function (select) {

@@ -1,9 +1,11 @@
 """What the demo's pages say about its findings, and the filters of the findings pages.
 
 Findings name their workload and point and are listed regressions first, in the
-same order on the pages and in ``findings.csv``; scaling findings read as
-efficiencies against the floor; the comparison of the version pair whose gate
-fails on scaling counts those findings; benchmark charts name each line once
+same order on the pages and in ``findings.csv``, those that share a cause as one
+row (the demo's −8% on one workload is one regression, its 11 findings under
+it); scaling findings read as efficiencies against the floor; the comparison of
+the version pair whose gate fails on scaling counts those findings; benchmark
+charts name each line once
 (what the lines share is in the title) and draw the repeats' min–max. The
 filters of the findings page (kind, status, software, system) run in Chromium
 from ``file://``.
@@ -45,19 +47,33 @@ def _words(text: str) -> str:
     return " ".join(text.split())
 
 
-def test_findings_are_listed_regressions_first_in_the_csv_order(demo_site: Path) -> None:
+def test_findings_are_listed_regressions_first_one_row_per_issue(demo_site: Path) -> None:
     rows = list(csv.DictReader(io.StringIO((demo_site / "findings.csv").read_text("utf-8"))))
     kinds = [r["kind"] for r in rows]
     assert kinds[0] == "regression" and kinds[-1] == "improvement"
     assert kinds.index("scaling_efficiency") > kinds.index("regression")
     page = (demo_site / "findings.html").read_text(encoding="utf-8")
-    ids = [int(i) for i in re.findall(r'<span class="meta">#(\d+)</span>', page)]
-    assert ids == [int(r["id"]) for r in rows]
+    heads = [int(i) for i in re.findall(r'<span class="meta">#(\d+)</span>', page)]
+    members = [int(i) for i in re.findall(r"<tr><td>(\d+)<td>", page)]
+    assert len(heads) == 8, heads  # as `tracker findings`: 18 findings, 8 issues
+    assert sorted(members) == list(range(3, 14))  # the regression's 11 findings
+    assert heads[0] in members
+    csv_ids = [int(r["id"]) for r in rows]
+    assert set(heads) | set(members) == set(csv_ids)
+    first_seen = sorted(heads, key=lambda i: min(csv_ids.index(m) for m in _issue(i, members)))
+    assert heads == first_seen
 
 
-def test_a_finding_names_its_workload_and_point(demo_site: Path) -> None:
+def _issue(head: int, members: list[int]) -> list[int]:
+    return members if head in members else [head]
+
+
+def test_a_finding_names_its_workload_and_points(demo_site: Path) -> None:
     text = _words(_text(demo_site / "findings.html"))
-    assert "isl1024-osl1024 concurrency 16" in text
+    assert "isl1024-osl1024 at c2\N{EN DASH}c32 and at 50 tokens/s/user" in text
+    assert "output_tokens_per_s and per accelerator · 11 findings" in text
+    assert "The 11 findings of this issue" in text
+    assert "concurrency 16 output_tokens_per_s_per_accelerator" in text
     assert f"8 {ARROW} 32 accelerators" in text
 
 
@@ -112,9 +128,11 @@ FILTER = """async (choice) => {
     select.value = value;
     select.dispatchEvent(new Event('change'));
   }
-  const rows = Array.from(document.querySelectorAll('#findings-table tbody tr'));
+  const rows = Array.from(document.querySelectorAll('#findings-table > tbody > tr'));
+  const issues = rows.filter(r => !r.classList.contains('members'));
   return {
-    shown: rows.filter(r => !r.hidden).map(r => r.getAttribute('data-kind')),
+    shown: issues.filter(r => !r.hidden).map(r => r.getAttribute('data-kind')),
+    members: rows.filter(r => r.classList.contains('members') && !r.hidden).length,
     count: document.querySelector('[data-filter-count]').textContent,
     visible: !document.querySelector('form.filters').hidden,
   };
@@ -149,8 +167,48 @@ def test_the_findings_page_filters_by_kind_status_software_and_system(demo_site:
             ],
         )
     )
-    assert kinds["visible"] and kinds["shown"] == ["regression"] * 11
-    assert kinds["count"] == "11 of 18 shown"
+    assert kinds["visible"] and kinds["shown"] == ["regression"]
+    assert kinds["count"] == "1 of 8 shown" and kinds["members"] == 1
     assert sorted(set(software["shown"])) == ["improvement", "scaling_efficiency"]
+    assert software["members"] == 0  # the regression's members hide with it
     assert none["shown"] == []
-    assert len(reset["shown"]) == 18
+    assert len(reset["shown"]) == 8 and reset["members"] == 1
+
+
+SORT = """async () => {
+  const header = document.querySelectorAll('#findings-table thead th')[3];
+  const order = [];
+  for (const _ of [1, 2]) {
+    header.click();
+    const rows = Array.from(document.querySelectorAll('#findings-table > tbody > tr'));
+    const at = rows.findIndex(r => r.classList.contains('members'));
+    order.push({
+      kind: rows[at - 1].getAttribute('data-kind'),
+      first: rows[0].getAttribute('data-kind'),
+    });
+  }
+  return order;
+}"""
+
+
+def test_sorting_keeps_an_issues_members_under_it(demo_site: Path) -> None:
+    _require_chromium()
+
+    async def sort() -> list[dict[str, str]]:
+        from playwright.async_api import async_playwright
+
+        async with async_playwright() as playwright:
+            browser = await playwright.chromium.launch(
+                executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
+            )
+            try:
+                page = await browser.new_page()
+                await page.goto((demo_site / "findings.html").as_uri(), wait_until="load")
+                found: list[dict[str, str]] = await page.evaluate(SORT)
+                return found
+            finally:
+                await browser.close()
+
+    ascending, descending = asyncio.run(sort())
+    assert ascending["kind"] == descending["kind"] == "regression"
+    assert ascending["first"] != descending["first"]

@@ -45,6 +45,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 
 from tracker.analysis import ScalingFinding, SeriesSamples
+from tracker.analysis.issues import twin_benchmark
 from tracker.analysis_records import SeriesInfo
 from tracker.records import AnalysisSample
 
@@ -75,9 +76,6 @@ POWER_CAPPED = "power-capped"
 PERFORMANCE = "performance"
 _MAXQ = re.compile(r"max[\s_-]?q(?![a-z])", re.IGNORECASE)
 
-_TWIN_SUFFIX = "-99.9"
-_PRIMARY_SUFFIX = "-99"
-
 
 def precision_class(stated: str | None) -> str | None:
     """The precision class a result states (``FP8 `` → ``fp8``), or ``None``."""
@@ -99,13 +97,6 @@ def scales_with_accelerators(sample: AnalysisSample) -> bool:
         and "latency" not in sample.metric
         and sample.scenario.casefold() not in LATENCY_SCENARIOS
     )
-
-
-def twin_benchmark(benchmark: str) -> str | None:
-    """The ``-99`` benchmark a ``-99.9`` benchmark may be the twin of (else ``None``)."""
-    if benchmark.endswith(_TWIN_SUFFIX):
-        return benchmark[: -len(_TWIN_SUFFIX)] + _PRIMARY_SUFFIX
-    return None
 
 
 TWIN_TOLERANCE = 1e-5

@@ -11,8 +11,8 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from tracker.analysis import Reach, Verdict
+from tracker.analysis.issues import Cause, cause_of, group_by, where
 from tracker.analysis_records import StoredFinding
-from tracker.analyze.issues import Cause, cause_of, group_by, where
 from tracker.analyze.run import AnalysisOutcome
 
 __all__ = [
@@ -149,7 +149,7 @@ def _issue_key(finding: StoredFinding) -> tuple[object, ...]:
 
 def finding_issues(found: Sequence[StoredFinding]) -> list[list[StoredFinding]]:
     """``found`` as issues: findings of one kind, triage state and version pair that share a
-    cause (:mod:`tracker.analyze.issues`), in the order of their first finding."""
+    cause (:mod:`tracker.analysis.issues`), in the order of their first finding."""
     return group_by(found, _issue_key)
 
 

@@ -1,6 +1,6 @@
 """The gate's items as issues: the items that share a cause, one line each.
 
-Items are grouped by :func:`tracker.analyze.issues.cause_of` (the points of one
+Items are grouped by :func:`tracker.analysis.issues.cause_of` (the points of one
 sweep, the per-accelerator form of a metric, the series at the interactivity
 target) when they are about the same version pair and went the same way: worse
 (a regression, a suspect result, a target no longer reached), better, or
@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from tracker.analyze.issues import Cause, cause_of, group_by, where
+from tracker.analysis.issues import Cause, cause_of, group_by, where
 from tracker.analyze.run import AnalysisOutcome
 from tracker.gate.items import CHECKS, STATE_ORDER, GateItem
 

@@ -21,8 +21,8 @@ from collections.abc import Collection, Sequence
 from dataclasses import replace
 from datetime import date
 
+from tracker.analysis.issues import PER_ACCELERATOR
 from tracker.analysis.verdicts import Verdict
-from tracker.analyze.issues import PER_ACCELERATOR
 from tracker.analyze.run import AnalysisOutcome
 from tracker.gate.items import GateItem, base_item, item_state
 from tracker.gate.policy import GatePolicy

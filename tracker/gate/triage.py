@@ -19,8 +19,8 @@ import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from tracker.analysis.issues import cause_of
 from tracker.analysis_records import StoredFinding
-from tracker.analyze.issues import cause_of
 from tracker.errors import ConfigError
 from tracker.gate.policy import Acknowledgement, parse_acknowledgements
 

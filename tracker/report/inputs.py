@@ -16,12 +16,17 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from itertools import groupby
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from tracker.analysis import ChangePointResult, ComparisonRun, ScalingFinding, ScalingGroup
 from tracker.analysis import SeriesSamples as SeriesSamples
 from tracker.analysis_records import FindingRecord, SeriesInfo, StoredFinding, SweepTarget
 from tracker.records import SeriesPoint, SweepSample, VersionInfo
+from tracker.report.settings import SettingsUsed
+from tracker.report.training_input import TrainingScore
+
+if TYPE_CHECKING:
+    from tracker.analyze.platforms import PlatformRanking
 
 __all__ = ["PairRun", "PointOrder", "ReportInput", "SystemInfo", "point_groups"]
 
@@ -91,6 +96,13 @@ class ReportInput:
     efficiency_floor: float = 0.9
     title: str = "Benchmark results"
     read_points: Callable[[PointOrder], Iterable[SeriesPoint]] | None = None
+    settings: SettingsUsed | None = None
+    """The analysis settings used and where they came from (``None``: not said)."""
+    training: tuple[TrainingScore, ...] = ()
+    """MLPerf Training folders: each score with its runs (the Training pages)."""
+    platforms: tuple[PlatformRanking, ...] = ()
+    """Per round, benchmark and scenario: the systems ranked per accelerator (the
+    platform pages; ranked by :mod:`tracker.report.publish`)."""
 
 
 def _group_key(order: PointOrder) -> Callable[[SeriesPoint], tuple[str, ...]]:

@@ -5,8 +5,10 @@
   version, the floor drawn; the points as a table, flagged ones marked. The
   :data:`MAX_PANELS` groups of lowest efficiency are drawn; every group is
   listed in one line (lowest efficiency, points under the floor).
-* **Findings**: every finding with its evidence and triage state,
-  :data:`~tracker.report.paging.PAGE_ROWS` a page (``findings.html``,
+* **Findings**: every finding with its evidence and triage state, those that
+  share a cause as one issue with its members in a details row (the points of
+  one sweep, the per-accelerator form, the at-target series: the gate's issues),
+  :data:`~tracker.report.paging.PAGE_ROWS` issues a page (``findings.html``,
   ``findings-2.html``…), open first, regressions first, improvements last;
   filtered on the page by kind, status, software and system (``static/report.js``).
 """
@@ -22,6 +24,7 @@ from tracker.report.charts import Chart, hline, line_trace, xy_chart
 from tracker.report.common import FindingRow, SystemNames, benchmark_href
 from tracker.report.filters import format_efficiency, format_kind
 from tracker.report.inputs import ReportInput
+from tracker.report.issues import FindingIssue, cause_points, finding_issues
 from tracker.report.paging import Pager, paginate
 
 __all__ = [
@@ -100,7 +103,7 @@ class ScalingPage:
     groups: tuple[ScalingGroupSummary, ...] = field(
         metadata={"help": "Every group, lowest efficiency first."}
     )
-    warnings: tuple[FindingRow, ...] = field(
+    warnings: tuple[FindingIssue, ...] = field(
         metadata={"help": f"Scaling findings, the first {MAX_WARNINGS}."}
     )
     warnings_total: int = field(metadata={"help": "How many scaling findings there are."})
@@ -108,10 +111,10 @@ class ScalingPage:
 
 @dataclass(frozen=True, slots=True)
 class StatusCount:
-    """How many findings have one triage state."""
+    """How many findings (issues) have one triage state."""
 
     status: str = field(metadata={"help": "Triage state."})
-    count: int = field(metadata={"help": "Number of findings."})
+    count: int = field(metadata={"help": "Number of findings, those with one cause as one."})
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,13 +142,16 @@ class FindingsPage:
     generated_at: str = field(metadata={"help": "When the report was built, as given."})
     is_example: bool = field(metadata={"help": "True when any result shown is example data."})
     stored: bool = field(metadata={"help": "False: not stored, run `tracker analyze`."})
-    counts: tuple[StatusCount, ...] = field(metadata={"help": "Findings per triage state."})
+    counts: tuple[StatusCount, ...] = field(
+        metadata={"help": "Findings per triage state (one per issue)."}
+    )
+    members: int = field(metadata={"help": "Findings in all, every member of every issue."})
     filters: tuple[FindingsFilter, ...] = field(
         metadata={"help": "Kind, status, software and system, with the counts over all pages."}
     )
     pager: Pager = field(metadata={"help": "This page among the findings pages."})
-    rows: tuple[FindingRow, ...] = field(
-        metadata={"help": "The page's findings: open first, regressions first."}
+    rows: tuple[FindingIssue, ...] = field(
+        metadata={"help": "The page's findings, one per issue: open first, regressions first."}
     )
 
 
@@ -253,7 +259,7 @@ def build_scaling_page(
         )
         for index, (lowest, title, sw, key) in enumerate(ranked)
     )
-    warnings = [f for f in findings if f.kind == "scaling_efficiency"]
+    warnings = finding_issues([f for f in findings if f.kind == "scaling_efficiency"])
     return ScalingPage(
         title="Scaling efficiency",
         generated_at=generated_at,
@@ -270,10 +276,10 @@ def build_scaling_page(
 _FILTERS = (("kind", "Kind"), ("status", "Status"), ("software", "Software"), ("system", "System"))
 
 
-def _filters(findings: Sequence[FindingRow]) -> tuple[FindingsFilter, ...]:
+def _filters(issues: Sequence[FindingIssue]) -> tuple[FindingsFilter, ...]:
     out = []
     for name, text in _FILTERS:
-        counts = Counter(str(getattr(f, name)) for f in findings)
+        counts = Counter(str(getattr(i.head, name)) for i in issues)
         shown = {"kind": format_kind}.get(name, lambda v: v or "(none)")
         options = tuple(
             FilterOption(value, f"{shown(value)} ({n:,})") for value, n in sorted(counts.items())
@@ -283,14 +289,23 @@ def _filters(findings: Sequence[FindingRow]) -> tuple[FindingsFilter, ...]:
 
 
 def build_findings_pages(
-    data: ReportInput, findings: Sequence[FindingRow], *, generated_at: str, is_example: bool
+    data: ReportInput,
+    findings: Sequence[FindingRow],
+    *,
+    generated_at: str,
+    is_example: bool,
+    issues: Sequence[FindingIssue] | None = None,
 ) -> Iterator[tuple[str, FindingsPage]]:
     """(path, context) of each findings page: every finding in the order of ``findings``
-    (open first, regressions first), a page per 1,000."""
-    counts = Counter(f.status for f in findings)
+    (open first, regressions first), one row per issue (``issues``: ``findings`` grouped,
+    else grouped here), a page per 1,000 issues."""
+    if issues is None:
+        points = cause_points(data.infos.values())
+        issues = finding_issues(findings, points, first_page="findings.html")
+    counts = Counter(i.head.status for i in issues)
     status = tuple(StatusCount(s, n) for s, n in sorted(counts.items()))
-    filters = _filters(findings)
-    for href, pager, rows in paginate(findings, "findings.html"):
+    filters = _filters(issues)
+    for href, pager, rows in paginate(issues, "findings.html"):
         yield (
             href,
             FindingsPage(
@@ -299,6 +314,7 @@ def build_findings_pages(
                 is_example=is_example,
                 stored=data.findings_stored,
                 counts=status,
+                members=sum(len(i.members) for i in issues),
                 filters=filters,
                 pager=pager,
                 rows=tuple(rows),

@@ -11,7 +11,9 @@ ones; ``comparisons.csv`` has every series, and each series' benchmark page
 its history. Beside the measured series, each page counts the throughput-at-target
 series and lists the scaling findings of its candidate (the gate fails on those
 kinds too). Pairs come one at a time; what the overview and report.json need
-of each is kept (:class:`PairSummary`).
+of each is kept (:class:`PairSummary`): beside the series per verdict, the
+issues per verdict (series that share a cause counted once, as the gate counts
+them: :mod:`tracker.report.issues`) and the regressed issues by name.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from tracker.report.common import (
     page_href,
 )
 from tracker.report.inputs import PairRun
+from tracker.report.issues import FindingIssue, VerdictIssue, finding_issues, verdict_issues
 from tracker.report.paging import PAGE_ROWS, Pager, paginate
 
 __all__ = [
@@ -110,8 +113,11 @@ class ComparePage:
     target_counts: tuple[VerdictCount, ...] = field(
         metadata={"help": "Of those, the throughput-at-target series per verdict (none: empty)."}
     )
-    scaling: tuple[FindingRow, ...] = field(
+    scaling: tuple[FindingIssue, ...] = field(
         metadata={"help": "Scaling-efficiency findings of the candidate (not fixed)."}
+    )
+    issues: tuple[VerdictCount, ...] = field(
+        metadata={"help": "Issues per verdict: the series that share a cause counted once."}
     )
     series: int = field(metadata={"help": "Series compared (all in comparisons.csv)."})
     unchanged: int = field(metadata={"help": "Series with no change: counted, not listed."})
@@ -138,6 +144,12 @@ class PairSummary:
         metadata={"help": "Throughput-at-target series per verdict (none: empty)."}
     )
     scaling: int = field(metadata={"help": "Scaling-efficiency findings of the pair."})
+    issues: tuple[VerdictCount, ...] = field(
+        metadata={"help": "Issues per verdict: the series that share a cause counted once."}
+    )
+    regressions: tuple[VerdictIssue, ...] = field(
+        metadata={"help": "The regressed issues, largest loss first."}
+    )
     rows: int = field(metadata={"help": "Series compared (rows in comparisons.csv)."})
     listed: int = field(metadata={"help": "Series listed on its pages (all but no change)."})
     pages: tuple[str, ...] = field(metadata={"help": "Its pages, first to last."})
@@ -197,6 +209,30 @@ def _target_counts(rows: Sequence[CompareRow]) -> tuple[VerdictCount, ...]:
     return tuple(VerdictCount(v.value, counts[v.value]) for v in ranked if v.value in counts)
 
 
+def _issues(pair: PairRun, rows: Sequence[CompareRow]) -> tuple[VerdictIssue, ...]:
+    """The series of ``rows`` as issues (:func:`~tracker.report.issues.verdict_issues`)."""
+    return verdict_issues(
+        pair.software,
+        (
+            (
+                r.system_key,
+                r.benchmark,
+                r.scenario,
+                r.workload,
+                r.metric,
+                r.verdict,
+                None if r.delta_pct is None else r.delta_pct * (1 if r.higher_is_better else -1),
+            )
+            for r in rows
+        ),
+    )
+
+
+def _issue_counts(issues: Sequence[VerdictIssue]) -> tuple[VerdictCount, ...]:
+    ranked = sorted(Verdict, key=lambda v: _SEVERITY[v])
+    return tuple(VerdictCount(v.value, sum(i.verdict == v.value for i in issues)) for v in ranked)
+
+
 def pair_findings(pair: PairRun, findings: Sequence[FindingRow]) -> tuple[FindingRow, ...]:
     """The scaling findings of ``pair`` that are not fixed: of its candidate, against its
     baseline or about the candidate alone (under the floor)."""
@@ -244,6 +280,8 @@ def build_compare_pages(
     targets = _target_counts(rows)
     first = compare_href(pair.software, pair.baseline, pair.candidate)
     counts = _counts(pair)
+    issues = _issue_counts(_issues(pair, rows))
+    warnings = finding_issues(scaling)
     listed = _listed(rows)
     for href, pager, chunk in paginate(listed, first):
         yield (
@@ -261,7 +299,8 @@ def build_compare_pages(
                 q_level=pair.run.q_level,
                 counts=counts,
                 target_counts=targets,
-                scaling=tuple(scaling),
+                scaling=warnings,
+                issues=issues,
                 series=len(rows),
                 unchanged=len(rows) - len(listed),
                 pager=pager,
@@ -278,6 +317,8 @@ def pair_summary(
     first = compare_href(pair.software, pair.baseline, pair.candidate)
     listed = len(_listed(rows))
     pages = max(1, -(-listed // PAGE_ROWS))
+    issues = _issues(pair, rows)
+    regressed = [i for i in issues if i.verdict == Verdict.REGRESSION.value]
     return PairSummary(
         software=pair.software,
         baseline=pair.baseline,
@@ -290,6 +331,8 @@ def pair_summary(
         counts=_counts(pair),
         target_counts=_target_counts(rows),
         scaling=len(scaling),
+        issues=_issue_counts(issues),
+        regressions=tuple(sorted(regressed, key=lambda i: (i.change_pct or 0.0, i.name))),
         rows=len(rows),
         listed=listed,
         pages=tuple(page_href(first, n) for n in range(1, pages + 1)),

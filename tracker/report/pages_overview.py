@@ -1,10 +1,13 @@
 """The overview page: versions and comparisons, open findings, gains and losses, scaling.
 
-It shows each software's versions and compared pairs with their verdict counts
+It starts with one sentence per software about its newest pair, counting
+issues (series that share a cause are one: :mod:`tracker.report.issues`), then
+each software's versions and compared pairs with their verdict counts
 (:class:`~tracker.report.pages_compare.PairSummary`, kept as the pairs stream
-by), the open findings, the largest software gains and losses of the newest
-pair (with the geometric-mean gain per system as a chart) and the
-scaling-efficiency warnings, and links every benchmark and system page.
+by), the open findings as issues, the largest software gains and losses of the
+newest pair, one line per issue (with the geometric-mean gain per system as a
+chart), and the scaling-efficiency warnings, and links every benchmark and
+system page.
 """
 
 from __future__ import annotations
@@ -12,8 +15,9 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
+from tracker.analysis.issues import cause_of, group_by, where
 from tracker.analysis_records import SeriesInfo
 from tracker.report.charts import Chart, bar_chart
 from tracker.report.common import (
@@ -26,7 +30,10 @@ from tracker.report.common import (
 from tracker.report.context import PageCounts
 from tracker.report.filters import format_count, format_gain
 from tracker.report.inputs import PairRun, ReportInput
+from tracker.report.issues import CausePoints, FindingIssue, issue_forms
 from tracker.report.pages_compare import PairSummary, VerdictCount
+from tracker.report.pages_training import MAX_OVERVIEW_LINES, TrainingLine
+from tracker.report.settings import SettingsUsed
 
 __all__ = [
     "CompareSummary",
@@ -79,6 +86,10 @@ class GainRow:
     candidate: str = field(metadata={"help": "Candidate version."})
     gain: float = field(metadata={"help": "Direction-aware factor: above 1 is better."})
     href: str = field(metadata={"help": "The benchmark page."})
+    series_key: str = field(default="", metadata={"help": "The analysis series."})
+    members: int = field(
+        default=1, metadata={"help": "Series of the issue (one cause): the smallest gain shown."}
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,13 +107,6 @@ class Headline:
     attention: int = field(
         default=0, metadata={"help": "Regressions and scaling warnings: what needs a person."}
     )
-
-
-def _workload(row: FindingRow) -> str:
-    """What a finding is about in a word: its workload (concurrency left out), or benchmark."""
-    parts = row.series_key.split("|")
-    workload = parts[4].partition("/")[0] if len(parts) == 6 else ""
-    return workload or row.benchmark or row.metric
 
 
 def _signed_pct(value: float) -> str:
@@ -141,27 +145,14 @@ def headline_text(
     return f"{candidate} against {baseline}: " + ", ".join(parts) + "; " + ", ".join(tail)
 
 
-def _headlines(
-    pairs: Sequence[PairSummary], findings: Sequence[FindingRow]
-) -> tuple[Headline, ...]:
+def _headlines(pairs: Sequence[PairSummary]) -> tuple[Headline, ...]:
     out = []
     for pair in pairs:
         if not pair.is_latest:
             continue
-        worst: dict[str, float] = {}
-        for f in findings:
-            if (f.kind, f.software, f.baseline, f.candidate) == (
-                "regression",
-                pair.software,
-                pair.baseline,
-                pair.candidate,
-            ) and f.change_pct is not None:
-                name = _workload(f)
-                change = f.change_pct if f.higher_is_better else -f.change_pct
-                worst[name] = min(worst.get(name, change), change)
-        counts = {c.verdict: c.count for c in pair.counts}
-        ranked = sorted(worst.items(), key=lambda item: (item[1], item[0]))
-        text = headline_text(counts, pair.baseline, pair.candidate, ranked, scaling=pair.scaling)
+        worst = [(i.name, i.change_pct) for i in pair.regressions if i.change_pct is not None]
+        counts = {c.verdict: c.count for c in pair.issues}
+        text = headline_text(counts, pair.baseline, pair.candidate, worst, scaling=pair.scaling)
         needs = counts.get("regression", 0) + pair.scaling
         out.append(Headline(pair.software, text, pair.pages[0], counts.get("regression", 0), needs))
     return tuple(sorted(out, key=lambda h: (h.regressions == 0, h.attention == 0, h.software)))
@@ -181,10 +172,16 @@ class OverviewPage:
     software: tuple[SoftwareSummary, ...] = field(metadata={"help": "Per software, by name."})
     has_analysis: bool = field(metadata={"help": "Whether any series could be compared."})
     findings_stored: bool = field(metadata={"help": "Whether `tracker analyze` stored findings."})
-    open_findings: tuple[FindingRow, ...] = field(metadata={"help": "Open findings, first 20."})
-    open_findings_total: int = field(metadata={"help": "How many findings are open."})
-    gains: tuple[GainRow, ...] = field(metadata={"help": "Largest gains of the newest pairs."})
-    losses: tuple[GainRow, ...] = field(metadata={"help": "Largest losses of the newest pairs."})
+    open_findings: tuple[FindingIssue, ...] = field(
+        metadata={"help": "Open findings (one per issue, with its members), first 20."}
+    )
+    open_findings_total: int = field(metadata={"help": "How many issues are open."})
+    gains: tuple[GainRow, ...] = field(
+        metadata={"help": "Largest gains of the newest pairs, one per issue."}
+    )
+    losses: tuple[GainRow, ...] = field(
+        metadata={"help": "Largest losses of the newest pairs, one per issue."}
+    )
     gains_chart: tuple[Chart, ...] = field(
         metadata={"help": "Geometric-mean gain per system, newest pairs (none without pairs)."}
     )
@@ -194,6 +191,17 @@ class OverviewPage:
     scaling_warnings_total: int = field(metadata={"help": "How many there are in all."})
     benchmarks: tuple[PageLink, ...] = field(metadata={"help": "Every benchmark page."})
     systems: tuple[PageLink, ...] = field(metadata={"help": "Every system page."})
+    platforms: tuple[PageLink, ...] = field(
+        default=(),
+        metadata={"help": "Every round's platform comparison per accelerator, by round."},
+    )
+    training: tuple[TrainingLine, ...] = field(
+        default=(), metadata={"help": "MLPerf Training gains and scaling in words, the first 20."}
+    )
+    training_total: int = field(default=0, metadata={"help": "How many Training sentences."})
+    settings: SettingsUsed | None = field(
+        default=None, metadata={"help": "The analysis settings used and where they came from."}
+    )
 
 
 def _finite(value: float | None) -> float | None:
@@ -254,8 +262,42 @@ def pair_gains(pair: PairRun, infos: Mapping[str, SeriesInfo], names: SystemName
                 candidate=pair.candidate,
                 gain=math.exp(g),
                 href=benchmark_href(info.benchmark, info.scenario),
+                series_key=c.key,
             )
         )
+    return out
+
+
+def _gain_issues(
+    gains: Sequence[GainRow], infos: Mapping[str, SeriesInfo], points: CausePoints
+) -> list[GainRow]:
+    """One row per issue: the gains of one pair with one cause that went the same way;
+    the smallest change stands for them (the gate's most cautious figure)."""
+
+    def cause(row: GainRow) -> tuple[object, ...]:
+        info = infos.get(row.series_key)
+        if info is None:
+            return (row.series_key,)
+        labels = (info.system, info.benchmark, info.scenario, info.workload, info.metric)
+        return cause_of(info.software, *labels).key
+
+    out = []
+    for group in group_by(gains, lambda r: (r.gain > 1.0, r.baseline, r.candidate, cause(r))):
+        head = min(group, key=lambda r: abs(math.log(r.gain)))
+        infos_of = [infos[r.series_key] for r in group if r.series_key in infos]
+        if len(group) == 1 or len(infos_of) != len(group):
+            out.append(head)
+            continue
+        causes = [
+            cause_of(i.software, i.system, i.benchmark, i.scenario, i.workload, i.metric)
+            for i in infos_of
+        ]
+        first = causes[0]
+        at = where(causes, points.get(first.key, ()))
+        about = " ".join(p for p in (first.key[2], first.key[3], first.curve) if p)
+        forms = issue_forms(causes, infos_of[0].metric)
+        series = f"{about} · {forms}" + (f" {at}" if at else "")
+        out.append(replace(head, series=series, members=len(group)))
     return out
 
 
@@ -299,14 +341,25 @@ def build_overview_page(
     systems: Mapping[str, str],
     pairs: Sequence[PairSummary],
     gains: Sequence[GainRow],
+    issues: Sequence[FindingIssue] = (),
+    points: CausePoints | None = None,
+    training: Sequence[TrainingLine] = (),
+    platforms: Mapping[str, str] | None = None,
 ) -> OverviewPage:
     """The overview; ``benchmarks`` and ``systems`` map page paths to their titles.
 
-    ``pairs`` summarise every compared pair, ``gains`` are those of the newest pairs.
+    ``pairs`` summarise every compared pair, ``gains`` are those of the newest pairs;
+    ``issues`` are ``findings`` grouped (:func:`~tracker.report.issues.finding_issues`),
+    ``points`` every sweep point per cause (:func:`~tracker.report.issues.cause_points`).
     """
     ranked = sorted(gains, key=lambda r: (-r.gain, r.software, r.system, r.series))
+    by_issue = sorted(
+        _gain_issues(ranked, data.infos, points or {}),
+        key=lambda r: (-r.gain, r.software, r.system, r.series),
+    )
     open_rows = sorted(
-        (f for f in findings if f.status in ("open", "not stored")), key=finding_rank
+        (i for i in issues if i.head.status in ("open", "not stored")),
+        key=lambda i: finding_rank(i.head),
     )
     warnings = [f for f in findings if f.kind == "scaling_efficiency" and f.status != "fixed"]
     return OverviewPage(
@@ -314,19 +367,23 @@ def build_overview_page(
         generated_at=generated_at,
         is_example=is_example,
         counts=counts,
-        headlines=_headlines(pairs, findings),
+        headlines=_headlines(pairs),
         software=_software(data, pairs),
         has_analysis=bool(pairs),
         findings_stored=data.findings_stored,
         open_findings=tuple(open_rows[:20]),
         open_findings_total=len(open_rows),
-        gains=tuple(g for g in ranked[:10] if g.gain > 1.0),
-        losses=tuple(g for g in reversed(ranked[-10:]) if g.gain < 1.0),
+        gains=tuple(g for g in by_issue[:10] if g.gain > 1.0),
+        losses=tuple(g for g in reversed(by_issue[-10:]) if g.gain < 1.0),
         gains_chart=_gains_chart(ranked),
         scaling_warnings=tuple(warnings[:20]),
         scaling_warnings_total=len(warnings),
         benchmarks=tuple(PageLink(t, h) for h, t in sorted(benchmarks.items(), key=_by_text)),
         systems=tuple(PageLink(t, h) for h, t in sorted(systems.items(), key=_by_text)),
+        training=tuple(training[:MAX_OVERVIEW_LINES]),
+        platforms=tuple(PageLink(t, h) for h, t in (platforms or {}).items()),
+        training_total=len(training),
+        settings=data.settings,
     )
 
 

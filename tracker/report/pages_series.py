@@ -8,8 +8,8 @@ in the chart's title, not in each legend entry. A system page draws, per softwar
 metric, each benchmark's performance relative to its first measured version
 (above 1 is better whatever the metric's direction), so software gains on fixed
 hardware read off one chart. Both carry the results tables (every sample,
-invalid runs marked) and the findings about their series (the first
-:data:`MAX_FINDINGS`; all on the findings pages). A system is its identity
+invalid runs marked) and the findings about their series, one per issue (the
+first :data:`MAX_FINDINGS`; all on the findings pages). A system is its identity
 (submitter and name). Each page is built from its own points, one at a time.
 """
 
@@ -32,6 +32,8 @@ from tracker.report.common import (
 from tracker.report.context import Cell, SeriesRow, SeriesTable, build_index_page
 from tracker.report.filters import format_change, format_range, format_repeats
 from tracker.report.inputs import ReportInput, SystemInfo
+from tracker.report.issues import FindingIssue, cause_points, finding_issues
+from tracker.report.per_accelerator import per_accelerator_charts
 
 __all__ = [
     "MAX_FINDINGS",
@@ -66,11 +68,14 @@ class BenchmarkPage:
     benchmark: str = field(metadata={"help": "Benchmark (model) name."})
     scenario: str = field(metadata={"help": "Scenario."})
     charts: tuple[Chart, ...] = field(metadata={"help": "One chart per software and metric."})
-    tables: tuple[SeriesTable, ...] = field(metadata={"help": "Results, one table per software."})
-    findings: tuple[FindingRow, ...] = field(
-        metadata={"help": "Findings about these series, the first MAX_FINDINGS."}
+    per_accelerator: tuple[Chart, ...] = field(
+        metadata={"help": "Throughput per accelerator, where systems have accelerator counts."}
     )
-    findings_total: int = field(metadata={"help": "How many findings there are in all."})
+    tables: tuple[SeriesTable, ...] = field(metadata={"help": "Results, one table per software."})
+    findings: tuple[FindingIssue, ...] = field(
+        metadata={"help": "Findings about these series (one per issue), the first MAX_FINDINGS."}
+    )
+    findings_total: int = field(metadata={"help": "How many there are in all (issues)."})
     systems: tuple[PageLink, ...] = field(metadata={"help": "The systems measured here."})
 
 
@@ -86,10 +91,10 @@ class SystemPage:
         metadata={"help": "Per software and metric: each benchmark relative to its first version."}
     )
     tables: tuple[SeriesTable, ...] = field(metadata={"help": "Results, one table per software."})
-    findings: tuple[FindingRow, ...] = field(
-        metadata={"help": "Findings about these series, the first MAX_FINDINGS."}
+    findings: tuple[FindingIssue, ...] = field(
+        metadata={"help": "Findings about these series (one per issue), the first MAX_FINDINGS."}
     )
-    findings_total: int = field(metadata={"help": "How many findings there are in all."})
+    findings_total: int = field(metadata={"help": "How many there are in all (issues)."})
     benchmarks: tuple[PageLink, ...] = field(metadata={"help": "The benchmarks it ran."})
 
 
@@ -292,22 +297,32 @@ class SeriesContext:
     names: SystemNames
     lookup: Mapping[RowKey, list[str]]
     marks: Marks
-    by_benchmark: Mapping[tuple[str, str], Sequence[FindingRow]]
-    by_system: Mapping[str, Sequence[FindingRow]]
+    by_benchmark: Mapping[tuple[str, str], Sequence[FindingIssue]]
+    by_system: Mapping[str, Sequence[FindingIssue]]
     described: Mapping[str, SystemInfo]
     generated_at: str
 
 
 def series_context(
-    data: ReportInput, findings: Sequence[FindingRow], names: SystemNames, *, generated_at: str
+    data: ReportInput,
+    findings: Sequence[FindingRow],
+    names: SystemNames,
+    *,
+    generated_at: str,
+    issues: Sequence[FindingIssue] | None = None,
 ) -> SeriesContext:
-    """The lookups the benchmark and system pages need (findings in ``findings`` order)."""
-    by_benchmark: dict[tuple[str, str], list[FindingRow]] = defaultdict(list)
-    by_system: dict[str, list[FindingRow]] = defaultdict(list)
-    for f in findings:
-        by_benchmark[(f.benchmark, f.scenario)].append(f)
+    """The lookups the benchmark and system pages need (findings in ``findings`` order;
+    ``issues``: the same grouped, :func:`~tracker.report.issues.finding_issues`)."""
+    if issues is None:
+        points = cause_points(data.infos.values())
+        issues = finding_issues(findings, points, first_page="findings.html")
+    by_benchmark: dict[tuple[str, str], list[FindingIssue]] = defaultdict(list)
+    by_system: dict[str, list[FindingIssue]] = defaultdict(list)
+    for issue in issues:
+        f = issue.head
+        by_benchmark[(f.benchmark, f.scenario)].append(issue)
         if f.system_key:
-            by_system[f.system_key].append(f)
+            by_system[f.system_key].append(issue)
     return SeriesContext(
         data=data,
         names=names,
@@ -344,6 +359,7 @@ def build_benchmark_page(ctx: SeriesContext, points: Sequence[SeriesPoint]) -> B
         benchmark=benchmark,
         scenario=scenario,
         charts=_charts(tables, ctx.lookup, ctx.marks, by_system=True),
+        per_accelerator=per_accelerator_charts(tables, ctx.described),
         tables=tables,
         findings=tuple(findings[:MAX_FINDINGS]),
         findings_total=len(findings),

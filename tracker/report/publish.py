@@ -29,10 +29,15 @@ import numpy as np
 
 from tracker.analysis import SeriesSamples, collect_evidence, decide_verdicts
 from tracker.analysis_records import StoredFinding
+from tracker.analyze.platforms import rank_platforms
 from tracker.analyze.run import DEFAULT_SEED, AnalysisOutcome, AnalysisSettings, analyse
+from tracker.analyze.settings import ReportOverrides, report_settings, settings_of
 from tracker.records import OUTPUT_TOKENS_PER_S, AnalysisSample, SeriesPoint, VersionInfo
 from tracker.report.inputs import PairRun, PointOrder, ReportInput, SystemInfo
+from tracker.report.pages_platforms import PlatformSamples
+from tracker.report.settings import settings_used
 from tracker.report.site import render_site
+from tracker.report.training_input import TRAINING_SOFTWARE, training_scores
 from tracker.store.facade import Store
 from tracker.versions import order_versions
 
@@ -139,24 +144,28 @@ class _Systems:
 def gather_report_input(
     store: Store,
     *,
-    settings: AnalysisSettings | None = None,
+    overrides: ReportOverrides | None = None,
     rng_seed: int = DEFAULT_SEED,
 ) -> ReportInput:
     """Everything the report shows, read from ``store`` and analysed (nothing is stored).
 
-    The points are read from ``store`` and the pairs compared as the report
-    reaches them: keep ``store`` open until the report is rendered, and render
-    the input once.
+    The analysis uses the settings (and price book) of the latest stored analysis,
+    else the defaults, with ``overrides`` over them. The points are read from
+    ``store`` and the pairs compared as the report reaches them: keep ``store``
+    open until the report is rendered, and render the input once.
     """
-    conf = settings or AnalysisSettings()
+    chosen = report_settings(store.latest_analysis_settings(), overrides)
+    conf = settings_of(chosen.run)
     versions = _ordered(store.list_versions())
     systems = _Systems()
+    platforms = PlatformSamples()
     sweeps = tuple(store.iter_sweep_samples(metric=OUTPUT_TOKENS_PER_S.name))
     outcome = analyse(
-        systems.watch(store.iter_analysis_samples()),
+        platforms.watch(systems.watch(store.iter_analysis_samples())),
         sweeps,
         versions,
         settings=conf,
+        price_book=chosen.run.price_book,
         rng_seed=rng_seed,
         analysed_at=_EPOCH,
     )
@@ -184,6 +193,13 @@ def gather_report_input(
         findings_stored=bool(stored),
         target_tokens_per_s_per_user=conf.target_tokens_per_s_per_user,
         efficiency_floor=conf.efficiency_floor,
+        settings=settings_used(chosen.run, chosen.overridden),
+        training=training_scores(store.iter_export_rows(software=TRAINING_SOFTWARE)),
+        platforms=tuple(
+            ranking
+            for round_label, ranked in sorted(platforms.by_round().items())
+            for ranking in rank_platforms(ranked, round_label=round_label)
+        ),
     )
 
 
@@ -192,12 +208,13 @@ def publish_report(
     out_dir: Path,
     *,
     generated_at: str,
-    settings: AnalysisSettings | None = None,
+    overrides: ReportOverrides | None = None,
     on_page: Callable[[int, str], None] | None = None,
 ) -> Path:
     """Render the report of everything in ``store`` into ``out_dir``; return the index page.
 
+    ``overrides``: the report's own analysis options (see :func:`gather_report_input`).
     ``on_page(pages_written, relative_path)`` is called after each page (progress).
     """
-    data = gather_report_input(store, settings=settings)
+    data = gather_report_input(store, overrides=overrides)
     return render_site(data, out_dir, generated_at=generated_at, on_page=on_page)

@@ -40,6 +40,7 @@ from tracker.report.files import (
     result_csv_rows,
 )
 from tracker.report.inputs import ReportInput, point_groups
+from tracker.report.issues import cause_points, finding_issues
 from tracker.report.pages_analysis import build_findings_pages, build_scaling_page
 from tracker.report.pages_compare import (
     PairSummary,
@@ -49,6 +50,7 @@ from tracker.report.pages_compare import (
     pair_summary,
 )
 from tracker.report.pages_overview import GainRow, build_overview_page, pair_gains
+from tracker.report.pages_platforms import build_platform_pages
 from tracker.report.pages_series import (
     SeriesContext,
     build_benchmark_page,
@@ -56,6 +58,7 @@ from tracker.report.pages_series import (
     series_context,
 )
 from tracker.report.pages_serving import build_serving_page
+from tracker.report.pages_training import build_training_pages, training_lines
 from tracker.report.render import PageWriter
 from tracker.report.staging import staged_site
 
@@ -188,7 +191,9 @@ def render_site(
 def _render(data: ReportInput, out: PageWriter, *, generated_at: str) -> None:
     names = system_names(data)
     findings = finding_rows(data.findings, names, floor=data.efficiency_floor)
-    ctx = series_context(data, findings, names, generated_at=generated_at)
+    points = cause_points(data.infos.values())
+    issues = finding_issues(findings, points, first_page="findings.html")
+    ctx = series_context(data, findings, names, generated_at=generated_at, issues=issues)
     with CsvFile(out.path("results.csv"), RESULTS_HEADER) as results:
         totals = _benchmark_pass(ctx, out, results)
     systems = _system_pass(ctx, out)
@@ -206,6 +211,19 @@ def _render(data: ReportInput, out: PageWriter, *, generated_at: str) -> None:
     finding_pages = _findings_pass(
         data, findings, names, out, generated_at=generated_at, is_example=example
     )
+    training = training_lines(data, names)
+    training_index, training_pages = build_training_pages(
+        data, names, training, generated_at=generated_at
+    )
+    out.page("training.html", "training_index.html", training_index)
+    for href, training_page in training_pages:
+        out.page(href, "training.html", training_page)
+    platforms = {}
+    for href, platform_page in build_platform_pages(
+        data, names, generated_at=generated_at, is_example=example
+    ):
+        out.page(href, "platforms.html", platform_page)
+        platforms[href] = platform_page.round
     counts = totals.counts()
     overview = build_overview_page(
         data,
@@ -213,10 +231,14 @@ def _render(data: ReportInput, out: PageWriter, *, generated_at: str) -> None:
         counts=counts,
         is_example=example,
         findings=findings,
+        issues=issues,
+        points=points,
         benchmarks=totals.benchmarks,
         systems=systems,
         pairs=pairs,
         gains=gains,
+        training=training,
+        platforms=platforms,
     )
     out.page("index.html", "index.html", overview)
     status: dict[str, int] = {}
@@ -233,6 +255,8 @@ def _render(data: ReportInput, out: PageWriter, *, generated_at: str) -> None:
             "systems": dict(sorted(systems.items())),
             "comparisons": {p.pages[0]: p.title for p in pairs},
             "findings": finding_pages,
+            "training": {href: page.benchmark for href, page in training_pages},
+            "platforms": platforms,
         },
         comparisons=pairs,
         scaling=scaling,

@@ -1,4 +1,5 @@
-"""Findings that share a cause, as one issue with members (the gate's and ``findings``' lines).
+"""Findings that share a cause, as one issue with members (the gate's, ``findings``' and the
+report's lines).
 
 One change in a serving stack shows in many series: every point of a sweep
 (workload ``<curve>/c<N>`` or ``/r<rate>``), the per-accelerator form of each
@@ -10,6 +11,10 @@ series with the same :attr:`Cause.key` (software, system, benchmark, scenario,
 curve, base metric) that changed in the same direction between the same
 versions are one issue, and :func:`where` names its points:
 ``at c2–c32 and at 50 tokens/s/user``.
+
+Pure over labels (no store, no analysis run): the gate (:mod:`tracker.gate.issues`),
+``tracker findings`` (:mod:`tracker.analyze.summary`) and the report
+(:mod:`tracker.report.issues`) group with it, so the three count one regression alike.
 """
 
 from __future__ import annotations
@@ -19,16 +24,32 @@ from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
-from tracker.analyze.groupings import twin_benchmark
-
-__all__ = ["PER_ACCELERATOR", "Cause", "cause_of", "group_by", "point_order", "where"]
+__all__ = [
+    "PER_ACCELERATOR",
+    "Cause",
+    "cause_of",
+    "group_by",
+    "point_order",
+    "twin_benchmark",
+    "where",
+]
 
 PER_ACCELERATOR = "_per_accelerator"
 _POINT = re.compile(r"^(?P<curve>.+)/(?P<point>(?:r\d[\d.]*-)?c\d[\d.]*|r\d[\d.]*)$")
 _AT_TARGET = re.compile(r"^(?P<metric>\S+) at (?P<target>\d[\d.]*) tokens/s/user\b")
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 
+_TWIN_SUFFIX = "-99.9"
+_PRIMARY_SUFFIX = "-99"
+
 T = TypeVar("T")
+
+
+def twin_benchmark(benchmark: str) -> str | None:
+    """The ``-99`` benchmark a ``-99.9`` benchmark may be the twin of (else ``None``)."""
+    if benchmark.endswith(_TWIN_SUFFIX):
+        return benchmark[: -len(_TWIN_SUFFIX)] + _PRIMARY_SUFFIX
+    return None
 
 
 @dataclass(frozen=True, slots=True)
