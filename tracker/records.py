@@ -336,8 +336,8 @@ class Labels:
 class SourceSpec:
     """One source to ingest: where it is, its kind and its labels.
 
-    ``commit`` pins a GitHub-style repository URL to one commit; ``sha256`` is
-    the expected hash of a downloaded file or local archive.
+    ``commit`` pins a repository URL, ``sha256`` the hash of a download or archive;
+    ``job_labels``: (label, "source" | "defaults") for those an ingest job gave.
     """
 
     location: str
@@ -345,6 +345,7 @@ class SourceSpec:
     labels: Labels = field(default_factory=Labels)
     commit: str | None = None
     sha256: str | None = None
+    job_labels: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -395,3 +396,4 @@ class SweepSample:
     is_valid: bool
     workload: str = ""
     """The point's workload (``<curve>/c<N>`` or ``/r<rate>``): one point of the sweep."""
+    input_tokens_per_s: float | None = None  # the tool's, else output × ISL/OSL; None: unknown
