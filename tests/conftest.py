@@ -74,9 +74,11 @@ def _private_cache_dir(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
 
     ``COLUMNS`` and ``LINES`` are unset: output is as wide as a run without a terminal
     makes it, whoever started pytest (a terminal, CI, or pytest-xdist, whose workers set
-    ``COLUMNS=80``); a test about the width sets them itself.
+    ``COLUMNS=80``); a test about the width sets them itself. ``TRACKER_PROGRESS=none``:
+    no progress lines on stderr; a test about progress sets it itself.
     """
     monkeypatch.setenv("TRACKER_CACHE_DIR", str(tmp_path / "tracker-cache"))
+    monkeypatch.setenv("TRACKER_PROGRESS", "none")
     monkeypatch.delenv("COLUMNS", raising=False)
     monkeypatch.delenv("LINES", raising=False)
 

@@ -304,6 +304,7 @@ def test_a_pull_through_a_fault_stores_the_whole_round(
     tmp_path: Path,
     fault: str,
 ) -> None:
+    monkeypatch.setenv("TRACKER_PROGRESS", "lines")  # the retries as lines on stderr
     stalls = fault.startswith("stalled")
     waits = _quick_fetches(monkeypatch, STALL_TIMEOUT_S if stalls else READ_TIMEOUT_S)
     base_url, served = server
@@ -320,6 +321,10 @@ def test_a_pull_through_a_fault_stores_the_whole_round(
     assert served.archive_bytes_sent == sent(len(round_archive))
     assert f"downloaded {sent(len(round_archive))} bytes" in stdout
     assert len(waits) == len(faults(0))
+    retried = [line for line in stderr.splitlines() if line.startswith("download: http")]
+    assert [line.rpartition(" failed (")[0][-14:] for line in retried] == [
+        f"attempt {n} of 3" for n in range(1, len(waits) + 1)
+    ]
 
 
 def test_a_pull_from_a_server_that_stops_sending_stores_nothing(

@@ -12,7 +12,8 @@ from pathlib import Path
 import click
 
 from tracker.analysis_records import FINDING_STATUSES
-from tracker.cli.common import count_bar, echo_label, now, open_store, writing_into
+from tracker.cli.common import echo_label, now, open_store, writing_into
+from tracker.cli.progress import analysis_lines, count_bar
 from tracker.errors import ConfigError
 from tracker.text_safety import terminal_text
 
@@ -70,7 +71,7 @@ def analyze(
         target_tokens_per_s_per_user=target, efficiency_floor=efficiency_floor
     )
     source = "" if price_book is None else str(price_book)
-    with open_store(ctx) as store:
+    with open_store(ctx) as store, analysis_lines(f"analysing the stored results in {store.url}"):
         outcome = run_analysis(store, policy=settings, price_book=book, price_book_source=source)
     for line in summary_lines(outcome):
         echo_label(line)

@@ -1,12 +1,12 @@
-"""What every command shares: the error shown as ``Error: ...``, the store, progress bars.
+"""What every command shares: the error shown as ``Error: ...``, the store, output files.
 
 The group class turns a :class:`TrackerError` (and an operating-system error no
 command caught) into ``Error: <message>`` with exit code :data:`EXIT_DATA_ERROR`,
 and keeps writing into ``/dev/null`` once the reader of stdout or stderr is gone
 (:class:`ClosablePipe`), so that ``tracker gate | head -1`` keeps the gate's exit
 code. ``--database-url`` is an option of the group and of every command
-(:func:`add_database_url_option`). The progress bars draw on stderr and hide
-themselves when stderr is not a terminal.
+(:func:`add_database_url_option`). Progress (bars, or plain lines outside a
+terminal) is in :mod:`tracker.cli.progress`.
 
 Everything printed that carries a label (from flags or from files) goes through
 :func:`tracker.text_safety.terminal_text`: control characters and escape
@@ -40,15 +40,6 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 import click
-from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    DownloadColumn,
-    MofNCompleteColumn,
-    Progress,
-    TextColumn,
-    TransferSpeedColumn,
-)
 
 from tracker.errors import EXIT_DATA_ERROR, OutputError, TrackerError
 from tracker.paths import DEFAULT_CACHE_DIR
@@ -58,7 +49,6 @@ if TYPE_CHECKING:
 from tracker.text_safety import terminal_text
 
 DEFAULT_DATABASE_URL = "sqlite:///tracker.db"
-err_console = Console(stderr=True)
 
 
 class TrackerCommandError(click.ClickException):
@@ -213,64 +203,6 @@ def open_store(
         yield store
     finally:
         store.close()
-
-
-@contextmanager
-def progress_bar(label: str) -> Iterator[Any]:
-    """A progress bar on stderr (hidden when stderr is not a terminal)."""
-    with Progress(
-        TextColumn(label),
-        BarColumn(),
-        MofNCompleteColumn(),
-        console=err_console,
-        transient=True,
-        disable=not err_console.is_terminal,
-    ) as bar:
-        task = bar.add_task(label, total=None)
-
-        def update(done: int, total: int, _what: str) -> None:
-            bar.update(task, completed=done, total=total)
-
-        yield update
-
-
-@contextmanager
-def count_bar(label: str) -> Iterator[Any]:
-    """A counter of pages written on stderr, total unknown (hidden when not a terminal)."""
-    with Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        TextColumn("{task.completed} pages"),
-        console=err_console,
-        transient=True,
-        disable=not err_console.is_terminal,
-    ) as bar:
-        task = bar.add_task(label, total=None)
-
-        def update(pages: int, relative: str) -> None:
-            bar.update(task, completed=pages, description=f"report: {relative}")
-
-        yield update
-
-
-@contextmanager
-def download_bar() -> Iterator[Any]:
-    """A download progress bar on stderr (hidden when stderr is not a terminal)."""
-    with Progress(
-        TextColumn("download"),
-        BarColumn(),
-        DownloadColumn(),
-        TransferSpeedColumn(),
-        console=err_console,
-        transient=True,
-        disable=not err_console.is_terminal,
-    ) as bar:
-        task = bar.add_task("download", total=None)
-
-        def update(received: int, total: int | None) -> None:
-            bar.update(task, completed=received, total=total)
-
-        yield update
 
 
 def cache_dir() -> Path:

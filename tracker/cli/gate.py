@@ -23,9 +23,9 @@ from tracker.cli.common import (
     echo_label,
     now,
     open_store,
-    progress_bar,
     writing_into,
 )
+from tracker.cli.progress import progress_bar
 from tracker.errors import ConfigError
 from tracker.text_safety import terminal_text
 

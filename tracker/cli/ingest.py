@@ -13,14 +13,8 @@ from typing import IO, TYPE_CHECKING, Any
 
 import click
 
-from tracker.cli.common import (
-    atomic_output,
-    cache_dir,
-    download_bar,
-    echo_label,
-    open_store,
-    progress_bar,
-)
+from tracker.cli.common import atomic_output, cache_dir, echo_label, open_store
+from tracker.cli.progress import download_bar, echo_plain, echo_retry, progress_bar
 from tracker.errors import EXIT_DATA_ERROR, ConfigError
 from tracker.ingest.kinds import KINDS, PULLABLE
 from tracker.records import ExportRow, LabelError, Labels, SourceSpec, checked_label
@@ -171,6 +165,7 @@ def ingest(
                 download_progress=download,
                 replace_differing=replace_differing,
                 jobs=jobs or default_jobs(),
+                download_retry=echo_retry,
             )
             _echo_outcome(outcome)
             outcomes.append(outcome)
@@ -298,12 +293,14 @@ def pull(
         tracker pull mlperf-inference --round v6.0 --ref 4d3916ac9cf474b679cdfcf492d43a0559418ad1
         tracker pull mlperf-training --round v5.1
     """
-    from tracker.ingest.pull import pull_round
+    from tracker.ingest.pull import pull_round, round_repository
 
     try:
         round_label = checked_label("software_version", round_label)
     except LabelError as error:
         raise ConfigError(f"--round: {error}") from None
+    repository = round_repository(round_label, base_url=base_url, kind=what)
+    echo_plain(f"pull: downloading the archive of {repository}")
     with (
         open_store(ctx, create=True) as store,
         progress_bar("ingest") as progress,
@@ -320,6 +317,7 @@ def pull(
             progress=progress,
             download_progress=download,
             replace_differing=replace_differing,
+            download_retry=echo_retry,
         )
     _echo_outcome(outcome)
     if outcome.errors:

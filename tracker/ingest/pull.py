@@ -58,6 +58,7 @@ def pull_round(
     download_progress: Callable[[int, int | None], None] | None = None,
     kind: str = "mlperf-inference",
     replace_differing: bool = False,
+    download_retry: Callable[[str], None] | None = None,
 ) -> SourceOutcome:
     """Download a round's archive (pinned to ``ref`` when given) and ingest it as ``kind``.
 
@@ -78,4 +79,5 @@ def pull_round(
         cache_dir=cache_dir,
         download_progress=download_progress,
         replace_differing=replace_differing,
+        download_retry=download_retry,
     )

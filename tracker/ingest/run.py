@@ -162,6 +162,7 @@ def ingest_source(
     download_progress: Callable[[int, int | None], None] | None = None,
     replace_differing: bool = False,
     jobs: int = 1,
+    download_retry: Callable[[str], None] | None = None,
 ) -> SourceOutcome:
     """Ingest one source, all or nothing.
 
@@ -174,8 +175,10 @@ def ingest_source(
     upstream correction of an MLPerf round) is kept and named in a note, or,
     with ``replace_differing``, takes the source's value (its old one kept in its history).
     A large folder source is read by ``jobs`` processes (:mod:`tracker.ingest.parallel`).
+    ``download_retry`` hears of each failed download attempt that another one follows.
     """
-    options = FetchOptions(cache_dir=cache_dir or DEFAULT_CACHE_DIR, progress=download_progress)
+    cache = cache_dir or DEFAULT_CACHE_DIR
+    options = FetchOptions(cache, progress=download_progress, on_retry=download_retry)
     snapshots = SnapshotCache(cache_dir) if cache_dir is not None else None
     known = snapshots.load(_snapshot_key(spec)) if snapshots is not None else None
     try:

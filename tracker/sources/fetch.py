@@ -54,6 +54,8 @@ class FetchOptions:
     progress: Callable[[int, int | None], None] | None = None
     """Called with (bytes received, bytes expected or None) while a body streams in."""
     sleep: Callable[[float], None] = field(default=time.sleep)
+    on_retry: Callable[[str], None] | None = None
+    """Called with a sentence (URL, attempt, reason, wait) before waiting for the next attempt."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,8 +147,15 @@ def _with_retries(
             if not transfer.kept:
                 entry.drop_partial()
             if attempt + 1 < options.attempts:
-                delay = wait if wait is not None else options.backoff_s * 2**attempt
-                options.sleep(min(delay, options.max_wait_s))
+                delay = min(
+                    wait if wait is not None else options.backoff_s * 2**attempt, options.max_wait_s
+                )
+                if options.on_retry is not None:
+                    options.on_retry(
+                        f"{entry.url}: attempt {attempt + 1} of {options.attempts} failed "
+                        f"({reason}); trying again in {delay:.3g} s"
+                    )
+                options.sleep(delay)
     finally:
         entry.drop_partial()
     raise FetchError(
