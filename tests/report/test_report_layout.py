@@ -43,7 +43,13 @@ MEASURE = """() => {
     });
     const legend = Array.from(el.querySelectorAll('.legend .traces .legendtext'),
                               t => t.textContent);
-    return {id: el.id, titles, legend};
+    const lines = Array.from(el.querySelectorAll('.shapelayer text'), t => {
+      const r = t.getBoundingClientRect();
+      const inside = r.left >= box.left - 1 && r.right <= box.right + 1
+        && r.top >= box.top - 1 && r.bottom <= box.bottom + 1;
+      return {text: t.textContent, inside};
+    });
+    return {id: el.id, titles, legend, lines};
   });
   const keys = Array.from(document.querySelectorAll('table.compare thead th'))
     .slice(0, 4).map(th => ({text: th.textContent, right: th.getBoundingClientRect().right}));
@@ -124,6 +130,20 @@ def test_no_axis_title_is_cut_off(measured: dict[tuple[int, str], dict[str, Any]
     assert len(titles) > 20
     clipped = [(key, chart, t["text"]) for key, chart, t in titles if not t["inside"]]
     assert not clipped
+
+
+def test_target_and_floor_lines_are_labelled_inside_their_charts(
+    measured: dict[tuple[int, str], dict[str, Any]],
+) -> None:
+    for (width, name), m in measured.items():
+        if name not in ("serving.html", "scaling.html"):
+            continue
+        expected = "target 50 tokens/s/user" if name == "serving.html" else "floor 90.0%"
+        labelled = [c for c in m["charts"] if c["lines"]]
+        assert labelled, (width, name)
+        for chart in labelled:
+            assert {t["text"] for t in chart["lines"]} == {expected}, (width, name, chart["id"])
+            assert all(t["inside"] for t in chart["lines"]), (width, name, chart["id"])
 
 
 def test_key_columns_of_comparisons_are_visible_at_1400(

@@ -220,7 +220,7 @@ def xy_chart(
     legend_title: str = "",
 ) -> Chart:
     """A chart of x/y traces with hover and zoom (plotly's defaults), legend below."""
-    legend: Spec = {"orientation": "h", "y": -0.25}
+    legend: Spec = {"orientation": "h", "yref": "container", "y": 0, "yanchor": "bottom"}
     if legend_title:
         legend["title"] = {"text": label(legend_title), "side": "top"}
     layout: Spec = {
@@ -286,7 +286,8 @@ def hline(y: float, text: str) -> Spec:
 
 
 def vline(x: float, text: str) -> Spec:
-    """A dashed vertical line up the plot (e.g. the interactivity target)."""
+    """A dashed vertical line up the plot (e.g. the interactivity target), labelled along
+    the line in its middle, so the label stays inside the plot on a narrow screen."""
     return {
         "type": "line",
         "yref": "paper",
@@ -298,9 +299,8 @@ def vline(x: float, text: str) -> Spec:
         "label": {
             "text": label(text),
             "textposition": "end",
-            "textangle": 0,
-            "xanchor": "left",
             "yanchor": "top",
+            "xanchor": "right",
             "font": {"size": 11},
         },
     }

@@ -40,6 +40,7 @@ __all__ = [
     "format_usd",
     "format_usd_range",
     "format_value",
+    "format_verdict_count",
     "format_workload",
     "format_versions",
     "sort_value",
@@ -109,6 +110,13 @@ def format_count(n: int, singular: str, plural: str | None = None) -> str:
     """A count and its noun: ``1 series``, ``1,200 samples``."""
     noun = singular if n == 1 else (plural if plural is not None else singular + "s")
     return f"{n:,} {noun}"
+
+
+def format_verdict_count(n: int, verdict: str) -> str:
+    """A count of one verdict in words: ``1 regression``, ``2 improvements``, ``3 unchanged``."""
+    nouns = {"suspect": "suspect change", "no_change": "unchanged", "scaling": "scaling warning"}
+    noun = nouns.get(verdict.removesuffix("_efficiency"), format_kind(verdict).lower())
+    return format_count(n, noun, noun if noun in ("unchanged", "inconclusive") else None)
 
 
 def format_repeats(n: int) -> str:
@@ -380,6 +388,7 @@ FILTERS: Mapping[str, Callable[..., Any]] = {
     "format_usd": format_usd,
     "format_usd_range": format_usd_range,
     "format_value": format_value,
+    "format_verdict_count": format_verdict_count,
     "format_workload": format_workload,
 }
 """Every filter the templates may use, by the name they use it under."""

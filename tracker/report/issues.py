@@ -13,6 +13,10 @@ demo's planted −8% as one regression, named with its points
   (the most cautious figure, as the gate's headline);
 * :func:`verdict_issues`: the series of one compared pair per cause and side
   (worse, better, inconclusive, unchanged), with the worst verdict of each;
+* :func:`scaling_issues`: the scaling findings of one group and size step in one
+  version (under the floor, fallen since the baseline) as one warning, as the gate
+  counts them (the findings pages list both, as ``tracker findings``); the one
+  shown has both efficiencies and the floor;
 * :func:`cause_points`: per cause, every sweep point the analysis has (so a run
   of neighbours reads ``c2–c32`` and a gap is listed).
 """
@@ -37,6 +41,7 @@ __all__ = [
     "finding_cause",
     "finding_issues",
     "issue_forms",
+    "scaling_issues",
     "verdict_issues",
 ]
 
@@ -141,6 +146,7 @@ def _finding_issue(members: Sequence[FindingRow], every: CausePoints) -> Finding
 
 
 def _finding_key(row: FindingRow) -> tuple[object, ...]:
+    """Findings of one kind, state, cause and pair (as ``tracker findings`` lists them)."""
     cause = finding_cause(row)
     about: object = row.series_key if cause is None else cause.key
     return (row.kind, row.status, about, row.baseline, row.candidate)
@@ -158,6 +164,17 @@ def finding_issues(
             page = page_href(first_page, index // PAGE_ROWS + 1)
             group = [replace(m, evidence_href=page) for m in group]
         issues.append(_finding_issue(group, points or {}))
+    return tuple(issues)
+
+
+def scaling_issues(rows: Sequence[FindingRow]) -> tuple[FindingIssue, ...]:
+    """Scaling findings (``rows``, ranked) as issues: one per group, size step and
+    candidate, whatever their triage state (the gate's count); shown is the member
+    against a baseline (``E 0.97 → 0.84 (floor 0.90)``) when there is one."""
+    issues = []
+    for group in group_by(rows, lambda r: (r.series_key, r.candidate)):
+        head = next((m for m in group if m.baseline is not None), group[0])
+        issues.append(FindingIssue(head, tuple(group), "", head.metric, None))
     return tuple(issues)
 
 

@@ -8,12 +8,14 @@ The pages list every series whose verdict is not "no change" (regressions,
 suspects, improvements, inconclusive), worst first,
 :data:`~tracker.report.paging.PAGE_ROWS` rows a page, and count the unchanged
 ones; ``comparisons.csv`` has every series, and each series' benchmark page
-its history. Beside the measured series, each page counts the throughput-at-target
-series and lists the scaling findings of its candidate (the gate fails on those
-kinds too). Pairs come one at a time; what the overview and report.json need
-of each is kept (:class:`PairSummary`): beside the series per verdict, the
-issues per verdict (series that share a cause counted once, as the gate counts
-them: :mod:`tracker.report.issues`) and the regressed issues by name.
+its history. Each page starts with the pair's sentence (as the overview's) and counts
+issues, as the gate does: the series that share a cause (the points of a sweep,
+the per-accelerator form, the series at the interactivity target) are one
+(:mod:`tracker.report.issues`); beside them, the issues at the interactivity target
+and the scaling warnings of its candidate (the gate fails on those kinds too),
+listed in words. Pairs come one at a time; what the overview and report.json need
+of each is kept (:class:`PairSummary`): the issues and series per verdict and the
+regressed issues by name.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ from tracker.report.common import (
     page_href,
 )
 from tracker.report.inputs import PairRun
-from tracker.report.issues import FindingIssue, VerdictIssue, finding_issues, verdict_issues
+from tracker.report.issues import FindingIssue, VerdictIssue, scaling_issues, verdict_issues
 from tracker.report.paging import PAGE_ROWS, Pager, paginate
 
 __all__ = [
@@ -109,12 +111,13 @@ class ComparePage:
     is_baseline: bool = field(metadata={"help": "The newest version against the first."})
     family_size: int = field(metadata={"help": "p-values in the page's BH family."})
     q_level: float = field(metadata={"help": "q below which a change is confirmed."})
+    headline: str = field(metadata={"help": "The pair in one sentence, as on the overview."})
     counts: tuple[VerdictCount, ...] = field(metadata={"help": "Series per verdict."})
-    target_counts: tuple[VerdictCount, ...] = field(
-        metadata={"help": "Of those, the throughput-at-target series per verdict (none: empty)."}
+    target_issues: tuple[VerdictCount, ...] = field(
+        metadata={"help": "Issues at the interactivity target per verdict (none: empty)."}
     )
     scaling: tuple[FindingIssue, ...] = field(
-        metadata={"help": "Scaling-efficiency findings of the candidate (not fixed)."}
+        metadata={"help": "Scaling warnings of the candidate (not fixed): one per group, step."}
     )
     issues: tuple[VerdictCount, ...] = field(
         metadata={"help": "Issues per verdict: the series that share a cause counted once."}
@@ -140,10 +143,12 @@ class PairSummary:
     family_size: int = field(metadata={"help": "p-values in the pair's BH family."})
     q_level: float = field(metadata={"help": "q below which a change is confirmed."})
     counts: tuple[VerdictCount, ...] = field(metadata={"help": "Series per verdict."})
-    target_counts: tuple[VerdictCount, ...] = field(
-        metadata={"help": "Throughput-at-target series per verdict (none: empty)."}
+    target_issues: tuple[VerdictCount, ...] = field(
+        metadata={"help": "Issues at the interactivity target per verdict (none: empty)."}
     )
-    scaling: int = field(metadata={"help": "Scaling-efficiency findings of the pair."})
+    scaling: int = field(
+        metadata={"help": "Scaling warnings of the pair: one per group and size step."}
+    )
     issues: tuple[VerdictCount, ...] = field(
         metadata={"help": "Issues per verdict: the series that share a cause counted once."}
     )
@@ -199,16 +204,6 @@ def _counts(pair: PairRun) -> tuple[VerdictCount, ...]:
     return tuple(VerdictCount(v.value, counts[v]) for v in ranked)
 
 
-def _target_counts(rows: Sequence[CompareRow]) -> tuple[VerdictCount, ...]:
-    """The throughput-at-target series per verdict, worst first (the verdicts they got)."""
-    counts: dict[str, int] = {}
-    for r in rows:
-        if r.is_target:
-            counts[r.verdict] = counts.get(r.verdict, 0) + 1
-    ranked = sorted(Verdict, key=lambda v: _SEVERITY[v])
-    return tuple(VerdictCount(v.value, counts[v.value]) for v in ranked if v.value in counts)
-
-
 def _issues(pair: PairRun, rows: Sequence[CompareRow]) -> tuple[VerdictIssue, ...]:
     """The series of ``rows`` as issues (:func:`~tracker.report.issues.verdict_issues`)."""
     return verdict_issues(
@@ -231,6 +226,13 @@ def _issues(pair: PairRun, rows: Sequence[CompareRow]) -> tuple[VerdictIssue, ..
 def _issue_counts(issues: Sequence[VerdictIssue]) -> tuple[VerdictCount, ...]:
     ranked = sorted(Verdict, key=lambda v: _SEVERITY[v])
     return tuple(VerdictCount(v.value, sum(i.verdict == v.value for i in issues)) for v in ranked)
+
+
+def _target_issues(pair: PairRun, rows: Sequence[CompareRow]) -> tuple[VerdictCount, ...]:
+    """The issues of the throughput-at-target series per verdict, worst first (only the
+    verdicts they got; none: empty)."""
+    counts = _issue_counts(_issues(pair, [r for r in rows if r.is_target]))
+    return tuple(c for c in counts if c.count)
 
 
 def pair_findings(pair: PairRun, findings: Sequence[FindingRow]) -> tuple[FindingRow, ...]:
@@ -274,14 +276,16 @@ def build_compare_pages(
     generated_at: str,
     is_example: bool,
     scaling: Sequence[FindingRow] = (),
+    headline: str = "",
 ) -> Iterator[tuple[str, ComparePage]]:
     """(path, context) of each page of one compared pair (``rows``: every series,
-    ``scaling``: its scaling findings, :func:`pair_findings`)."""
-    targets = _target_counts(rows)
+    ``scaling``: its scaling findings, :func:`pair_findings`; ``headline``: its sentence,
+    :func:`~tracker.report.headline.pair_headline`)."""
+    targets = _target_issues(pair, rows)
     first = compare_href(pair.software, pair.baseline, pair.candidate)
     counts = _counts(pair)
     issues = _issue_counts(_issues(pair, rows))
-    warnings = finding_issues(scaling)
+    warnings = scaling_issues(scaling)
     listed = _listed(rows)
     for href, pager, chunk in paginate(listed, first):
         yield (
@@ -297,8 +301,9 @@ def build_compare_pages(
                 is_baseline=pair.is_baseline,
                 family_size=pair.run.family_size,
                 q_level=pair.run.q_level,
+                headline=headline,
                 counts=counts,
-                target_counts=targets,
+                target_issues=targets,
                 scaling=warnings,
                 issues=issues,
                 series=len(rows),
@@ -329,8 +334,8 @@ def pair_summary(
         family_size=pair.run.family_size,
         q_level=pair.run.q_level,
         counts=_counts(pair),
-        target_counts=_target_counts(rows),
-        scaling=len(scaling),
+        target_issues=_target_issues(pair, rows),
+        scaling=len(scaling_issues(scaling)),
         issues=_issue_counts(issues),
         regressions=tuple(sorted(regressed, key=lambda i: (i.change_pct or 0.0, i.name))),
         rows=len(rows),

@@ -28,9 +28,10 @@ from tracker.report.common import (
     finding_rank,
 )
 from tracker.report.context import PageCounts
-from tracker.report.filters import format_count, format_gain
+from tracker.report.filters import format_gain
+from tracker.report.headline import Headline, build_headlines, headline_text
 from tracker.report.inputs import PairRun, ReportInput
-from tracker.report.issues import CausePoints, FindingIssue, issue_forms
+from tracker.report.issues import CausePoints, FindingIssue, issue_forms, scaling_issues
 from tracker.report.pages_compare import PairSummary, VerdictCount
 from tracker.report.pages_training import MAX_OVERVIEW_LINES, TrainingLine
 from tracker.report.settings import SettingsUsed
@@ -55,11 +56,14 @@ class CompareSummary:
     baseline: str = field(metadata={"help": "Baseline version."})
     candidate: str = field(metadata={"help": "Candidate version."})
     href: str = field(metadata={"help": "The comparison page."})
-    counts: tuple[VerdictCount, ...] = field(metadata={"help": "Series per verdict."})
-    target_counts: tuple[VerdictCount, ...] = field(
-        metadata={"help": "Throughput-at-target series per verdict (none: empty)."}
+    issues: tuple[VerdictCount, ...] = field(
+        metadata={"help": "Issues per verdict: the series that share a cause counted once."}
     )
-    scaling: int = field(metadata={"help": "Scaling-efficiency findings of the pair."})
+    target_issues: tuple[VerdictCount, ...] = field(
+        metadata={"help": "Of those, the issues at the interactivity target (none: empty)."}
+    )
+    scaling: int = field(metadata={"help": "Scaling warnings of the pair (one per group, step)."})
+    series: int = field(metadata={"help": "Series compared."})
     is_latest: bool = field(metadata={"help": "The newest consecutive pair."})
     is_baseline: bool = field(metadata={"help": "The newest version against the first."})
 
@@ -93,72 +97,6 @@ class GainRow:
 
 
 @dataclass(frozen=True, slots=True)
-class Headline:
-    """One software's answer: its newest pair of versions in one sentence."""
-
-    software: str = field(metadata={"help": "Software name."})
-    text: str = field(
-        metadata={"help": "The sentence, e.g. '1.2.0 against 1.1.0: 1 regression …'."}
-    )
-    href: str = field(metadata={"help": "The comparison page of the pair."})
-    regressions: int = field(
-        metadata={"help": "Regressions of the pair (the sentence leads with them)."}
-    )
-    attention: int = field(
-        default=0, metadata={"help": "Regressions and scaling warnings: what needs a person."}
-    )
-
-
-def _signed_pct(value: float) -> str:
-    return f"{value:+.1f}%".replace("-", "\N{MINUS SIGN}")
-
-
-def headline_text(
-    counts: Mapping[str, int],
-    baseline: str,
-    candidate: str,
-    worst: Sequence[tuple[str, float]],
-    *,
-    scaling: int = 0,
-) -> str:
-    """``1.2.0 against 1.1.0: 1 regression (chat, −8.0%), 2 improvements; 24 unchanged``.
-
-    ``worst`` names the regressed workloads with their largest change, worst first;
-    ``scaling`` scaling warnings come after the regressions (``2 scaling warnings``).
-    """
-    parts = []
-    regressions = counts.get("regression", 0)
-    if regressions:
-        named = ", ".join(f"{name}, {_signed_pct(pct)}" for name, pct in worst[:3])
-        more = f" and {len(worst) - 3} more" if len(worst) > 3 else ""
-        parts.append(
-            format_count(regressions, "regression") + (f" ({named}{more})" if named else "")
-        )
-    if scaling:
-        parts.append(format_count(scaling, "scaling warning"))
-    for verdict, noun in (("suspect", "suspect change"), ("improvement", "improvement")):
-        if counts.get(verdict, 0) or verdict == "improvement":
-            parts.append(format_count(counts.get(verdict, 0), noun))
-    tail = [f"{counts.get('no_change', 0):,} unchanged"]
-    if counts.get("inconclusive", 0):
-        tail.append(f"{counts['inconclusive']:,} inconclusive")
-    return f"{candidate} against {baseline}: " + ", ".join(parts) + "; " + ", ".join(tail)
-
-
-def _headlines(pairs: Sequence[PairSummary]) -> tuple[Headline, ...]:
-    out = []
-    for pair in pairs:
-        if not pair.is_latest:
-            continue
-        worst = [(i.name, i.change_pct) for i in pair.regressions if i.change_pct is not None]
-        counts = {c.verdict: c.count for c in pair.issues}
-        text = headline_text(counts, pair.baseline, pair.candidate, worst, scaling=pair.scaling)
-        needs = counts.get("regression", 0) + pair.scaling
-        out.append(Headline(pair.software, text, pair.pages[0], counts.get("regression", 0), needs))
-    return tuple(sorted(out, key=lambda h: (h.regressions == 0, h.attention == 0, h.software)))
-
-
-@dataclass(frozen=True, slots=True)
 class OverviewPage:
     """The context of ``index.html``."""
 
@@ -186,9 +124,12 @@ class OverviewPage:
         metadata={"help": "Geometric-mean gain per system, newest pairs (none without pairs)."}
     )
     scaling_warnings: tuple[FindingRow, ...] = field(
-        metadata={"help": "Scaling-efficiency findings that are not fixed, first 20."}
+        metadata={
+            "help": "Scaling warnings not fixed, one per group and size step (the finding "
+            "with both efficiencies), first 20."
+        }
     )
-    scaling_warnings_total: int = field(metadata={"help": "How many there are in all."})
+    scaling_warnings_total: int = field(metadata={"help": "How many warnings there are."})
     benchmarks: tuple[PageLink, ...] = field(metadata={"help": "Every benchmark page."})
     systems: tuple[PageLink, ...] = field(metadata={"help": "Every system page."})
     platforms: tuple[PageLink, ...] = field(
@@ -231,9 +172,10 @@ def _software(data: ReportInput, pairs: Sequence[PairSummary]) -> tuple[Software
                         baseline=p.baseline,
                         candidate=p.candidate,
                         href=p.pages[0],
-                        counts=p.counts,
-                        target_counts=p.target_counts,
+                        issues=p.issues,
+                        target_issues=p.target_issues,
                         scaling=p.scaling,
+                        series=p.rows,
                         is_latest=p.is_latest,
                         is_baseline=p.is_baseline,
                     )
@@ -361,13 +303,15 @@ def build_overview_page(
         (i for i in issues if i.head.status in ("open", "not stored")),
         key=lambda i: finding_rank(i.head),
     )
-    warnings = [f for f in findings if f.kind == "scaling_efficiency" and f.status != "fixed"]
+    warnings = scaling_issues(
+        [f for f in findings if f.kind == "scaling_efficiency" and f.status != "fixed"]
+    )
     return OverviewPage(
         title=data.title,
         generated_at=generated_at,
         is_example=is_example,
         counts=counts,
-        headlines=_headlines(pairs),
+        headlines=build_headlines(pairs),
         software=_software(data, pairs),
         has_analysis=bool(pairs),
         findings_stored=data.findings_stored,
@@ -376,7 +320,7 @@ def build_overview_page(
         gains=tuple(g for g in by_issue[:10] if g.gain > 1.0),
         losses=tuple(g for g in reversed(by_issue[-10:]) if g.gain < 1.0),
         gains_chart=_gains_chart(ranked),
-        scaling_warnings=tuple(warnings[:20]),
+        scaling_warnings=tuple(w.head for w in warnings[:20]),
         scaling_warnings_total=len(warnings),
         benchmarks=tuple(PageLink(t, h) for h, t in sorted(benchmarks.items(), key=_by_text)),
         systems=tuple(PageLink(t, h) for h, t in sorted(systems.items(), key=_by_text)),

@@ -39,6 +39,7 @@ from tracker.report.files import (
     report_json,
     result_csv_rows,
 )
+from tracker.report.headline import pair_headline
 from tracker.report.inputs import ReportInput, point_groups
 from tracker.report.issues import cause_points, finding_issues
 from tracker.report.pages_analysis import build_findings_pages, build_scaling_page
@@ -138,7 +139,12 @@ def _compare_pass(
         scaling = pair_findings(pair, findings)
         summary = pair_summary(pair, rows, scaling)
         pages = build_compare_pages(
-            pair, rows, generated_at=generated_at, is_example=is_example, scaling=scaling
+            pair,
+            rows,
+            generated_at=generated_at,
+            is_example=is_example,
+            scaling=scaling,
+            headline=pair_headline(summary).text,
         )
         for href, page in pages:
             out.page(href, "compare.html", page)
