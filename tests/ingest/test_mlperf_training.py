@@ -32,6 +32,9 @@ SCORE = "time_to_train_minutes"
 RUN = "run_time_to_train_minutes"
 TOLERANCE = 1e-9
 V51_REF = "441d65f4445cd59687466533fd9f55399136e7a4"
+TOO_MANY_NOT_CONVERGED = (
+    Path(__file__).parent.parent / "data" / "mlperf-training" / "too-many-not-converged" / "v5.0"
+)
 
 
 @pytest.fixture(scope="module")
@@ -84,6 +87,7 @@ def test_every_official_score_is_reproduced(
         assert extra["result_files"] == entry["result_files"] == entry["expected_result_files"]
         assert close(extra["scaling_factor"], entry["scaling_factor"])
         assert extra["scaling_json"] == entry["scaling_json_present"]
+        assert extra["seed_check"] == "passed"  # every run logs a seed of its own
         assert close(extra["olympic_mean_unscaled_minutes"], entry["olympic_mean_unscaled_minutes"])
         assert extra["global_batch_size"] == entry["global_batch_size"]
         assert close(extra["samples_to_converge"], entry["samples_to_converge"])
@@ -179,23 +183,51 @@ def without(path: Path, key: str) -> None:
     path.write_bytes(b"".join(x for x in lines if f'"key": "{key}"'.encode() not in x))
 
 
-def test_a_folder_with_two_non_converged_runs_gets_no_score(training: Path, tmp_path: Path) -> None:
+def test_a_folder_with_two_non_converged_runs_gets_no_score_and_says_why(tmp_path: Path) -> None:
+    # tinycorp's retinanet folder with result_0 cut before its run_stop (tests/data/README)
+    url = f"sqlite:///{tmp_path / 't.db'}"
+    result = tracker(url, tmp_path / "cache", "ingest", str(TOO_MANY_NOT_CONVERGED))
+    assert result.exit_code == 0, result.output
+    assert (
+        "  note: tinycorp/results/tinybox_green/retinanet: no score: 2 runs did not converge, "
+        "at most 1 may (too many non-converged); "
+        "result_0.txt: no run_stop: the run did not finish | "
+        "result_4.txt: no run_stop: the run did not finish; quality target not reached: "
+        "no eval_accuracy with eval_accuracy >= 0.34 (best eval_accuracy 0.339716)"
+    ) in result.output.splitlines()
+    # what needs the submitters' code (never read) is skipped, and said so
+    assert (
+        "  note: compliance checked from the logs alone; skipped: checks that need the "
+        "submitters' code (<submitter>/benchmarks/, not read: the seed check's look for seeds "
+        "in it), hyper-parameter values (closed_<benchmark>.yaml; presence only) and the RCP "
+        "check (reference convergence points)"
+    ) in result.output.splitlines()
+    rows = export(url, tmp_path / "cache")
+    assert {r["metric"] for r in rows} == {RUN}  # no score stored
+    assert sorted(r["run_label"] for r in rows) == ["result_1", "result_2", "result_3"]
+    assert {r["extra"]["role"] for r in rows} == {"not scored"}
+    assert all(r["valid"] for r in rows)  # the three timed runs converged
+
+
+def test_a_seed_logged_twice_on_one_line_fails_the_seed_check_not_the_score(
+    tmp_path: Path,
+) -> None:
     root = tmp_path / "v5.0"
-    folder = copy_folder(
-        training, root, "tinycorp/results/tinybox_green/retinanet", "tinybox_green"
-    )
-    without(folder / "result_0.txt", "run_stop")
+    shutil.copytree(TOO_MANY_NOT_CONVERGED, root)
+    folder = root / "tinycorp/results/tinybox_green/retinanet"
+    # result_0 becomes result_1 with result_2's seed: it converges, and a seed is repeated
+    logged = (folder / "result_1.txt").read_bytes()
+    (folder / "result_0.txt").write_bytes(logged.replace(b'"value": 3218', b'"value": 7068'))
     url = f"sqlite:///{tmp_path / 't.db'}"
     result = tracker(url, tmp_path / "cache", "ingest", str(root))
     assert result.exit_code == 0, result.output
-    assert "retinanet: no score: 2 runs did not converge, at most 1 may" in result.output
     assert (
-        "result_0.txt: no run_stop" in result.output
-        and "result_4.txt: no run_stop" in result.output
-    )
-    rows = export(url, tmp_path / "cache")
-    assert {r["metric"] for r in rows} == {RUN} and len(rows) == 3
-    assert {r["extra"]["role"] for r in rows} == {"not scored"}
+        "  note: tinycorp/results/tinybox_green/retinanet: seed check failed: result_2.txt logs "
+        "seed 7068 at tinygrad/examples/mlperf/model_train.py:393 as result_0.txt does "
+        "(the score does not depend on it)"
+    ) in result.output.splitlines()
+    (score,) = [r for r in export(url, tmp_path / "cache") if r["metric"] == SCORE]
+    assert score["extra"]["seed_check"].startswith("failed: result_2.txt logs seed 7068")
 
 
 def test_malformed_logs_are_errors_with_file_and_line_and_strict_stores_nothing(

@@ -39,6 +39,13 @@ def test_every_score_agrees_with_mlperf_logging(shared_data: Path, tmp_path: Pat
     assert f"cross-checked 5 folders against mlperf-logging {found}: every score agrees" in output
     assert f"cross-checked 10 folders against mlperf-logging {found}: every score agrees" in output
     assert "disagrees" not in output and "WARNING" not in output
+    # the package gives no score to the folder with two runs cut short either
+    fixture = Path(__file__).parent.parent / "data" / "mlperf-training" / "too-many-not-converged"
+    url = f"sqlite:///{tmp_path / 'f.db'}"
+    result = tracker(url, tmp_path / "cache", "ingest", str(fixture / "v5.0"))
+    assert f"cross-checked 1 folder against mlperf-logging {found}: every score agrees" in (
+        result.output
+    )
 
 
 @pytest.mark.skipif(HAS_PACKAGE, reason="mlperf-logging is installed: the cross-check runs")

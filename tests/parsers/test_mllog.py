@@ -18,6 +18,7 @@ from tracker.parsers.mlperf_training import (
     run_energy,
     score_folder,
 )
+from tracker.parsers.mlperf_training_seeds import check_seeds
 
 T0 = 1_700_000_000_000
 
@@ -213,3 +214,30 @@ def test_rulesets() -> None:
         "5.0.0",
         "4.1.2",
     )
+
+
+def seeded(seed: object, lineno: int = 393) -> list[bytes]:
+    return [*run_log(), line("seed", seed, lineno=lineno)]
+
+
+def test_the_seeds_a_run_logs_are_kept_with_their_source_line() -> None:
+    (seed,) = check(seeded(23282)).seeds
+    assert (seed.source, seed.value) == ("train.py:393", 23282)
+    assert check(seeded("7")).seeds[0].value == 7  # the package's int(): "7" is 7
+    assert check(seeded("seven")).seeds[0].value is None
+    assert check(run_log()).seeds == ()
+
+
+def test_the_seed_check_wants_a_seed_per_run_and_no_seed_twice_on_one_line() -> None:
+    runs = [("result_0.txt", check(seeded(1)).seeds), ("result_1.txt", check(seeded(2)).seeds)]
+    assert check_seeds(runs) == []
+    same = [*runs, ("result_2.txt", check(seeded(1)).seeds)]
+    assert check_seeds(same) == ["result_2.txt logs seed 1 at train.py:393 as result_0.txt does"]
+    assert check_seeds([*runs, ("result_2.txt", check(seeded(1, lineno=9)).seeds)]) == []
+    assert check_seeds([("result_0.txt", ())]) == ["result_0.txt logs no seed"]
+    bad = check(seeded("seven")).seeds
+    assert check_seeds([("result_0.txt", bad)]) == [
+        f"result_0.txt: line {len(run_log()) + 1}: seed 'seven' is not an integer"
+    ]
+    many = [(f"result_{i}.txt", ()) for i in range(5)]
+    assert check_seeds(many)[-1] == "2 more"  # three are named

@@ -29,6 +29,7 @@ from tracker.report.pages_training import (
     build_training_pages,
     training_href,
 )
+from tracker.report.training_chart import STRIP_WIDTH, run_offsets
 from tracker.report.training_input import (
     RUN_METRIC,
     SCORE_METRIC,
@@ -39,6 +40,7 @@ from tracker.report.training_input import (
 from tracker.store.facade import Store
 
 Figure = dict[str, Any]
+ROUNDS = ["v5.0", "v5.1"]
 
 
 @pytest.fixture(scope="module")
@@ -106,14 +108,15 @@ def test_the_mangoboost_chart_has_the_score_and_every_run_dropped_runs_marked(
     title = "MI300X-LLMBoost-GPUBoost-1node: time to train (minutes, lower is better)"
     chart = traces(figures(page)[title])
     score = chart["score (olympic mean × scaling factor)"]
-    assert (score["x"], score["y"]) == (["v5.0", "v5.1"], [29.5956, 28.374])
+    assert (score["x"], score["y"]) == ([0.0, 1.0], [29.5956, 28.374])
+    assert score["customdata"] == ["v5.0", "v5.1"]  # the round in the hover box
     assert score["text"][0] == (
         "score 29.5956 min = olympic mean 28.1555 min × scaling factor 1.05115; 8 of 10 runs used"
     )
     mean = chart["olympic mean of the runs used, min–max of them"]
     assert mean["y"] == [28.1555, 27.4219] and mean["error_y"]["type"] == "data"
     used = chart["run used"]
-    assert len(used["y"]) == 16 and used["x"].count("v5.0") == 8
+    assert len(used["y"]) == 16 and sum(x < 0.5 for x in used["x"]) == 8
     fastest, slowest = chart["dropped: fastest"], chart["dropped: slowest"]
     assert fastest["y"] == [24.8856, 24.0474] and slowest["y"] == [32.3546, 27.7112]
     assert fastest["text"][0] == (
@@ -121,7 +124,39 @@ def test_the_mangoboost_chart_has_the_score_and_every_run_dropped_runs_marked(
     )
     assert slowest["marker"]["symbol"] != used["marker"]["symbol"] != fastest["marker"]["symbol"]
     assert "not converged" not in chart
-    assert figures(page)[title]["layout"]["yaxis"]["title"]["text"].startswith("time to train")
+    layout = figures(page)[title]["layout"]
+    assert layout["yaxis"]["title"]["text"].startswith("time to train")
+    assert (layout["xaxis"]["tickvals"], layout["xaxis"]["ticktext"]) == ([0.0, 1.0], ROUNDS)
+
+
+def test_runs_of_one_round_stand_side_by_side_in_file_order(site: Path) -> None:
+    page = site / training_href("llama2_70b_lora")
+    title = "MI300X-LLMBoost-GPUBoost-1node: time to train (minutes, lower is better)"
+    runs = [
+        (x, text.split(" · ")[1])
+        for name, trace in traces(figures(page)[title]).items()
+        if name.startswith(("run ", "dropped", "not converged"))
+        for x, text in zip(trace["x"], trace["text"], strict=True)
+    ]
+    assert len(runs) == 20  # 10 runs in each round, none hidden behind another
+    for tick, round_label in enumerate(ROUNDS):
+        strip = sorted((x, run) for x, run in runs if abs(x - tick) < 0.5)
+        assert [run for _x, run in strip] == [f"run {i} (result_{i})" for i in range(10)]
+        xs = [x for x, _run in strip]
+        assert xs == [round(tick + offset, 4) for offset in run_offsets(10)], round_label
+    # the strip is centred on the round's tick and narrower than the gap between rounds
+    assert run_offsets(10)[0] == -run_offsets(10)[-1] and run_offsets(10)[-1] <= STRIP_WIDTH / 2
+    assert len(set(run_offsets(10))) == 10
+
+
+def test_run_offsets_are_even_centred_and_the_same_for_the_same_count() -> None:
+    assert run_offsets(0) == [] and run_offsets(1) == [0.0]
+    assert run_offsets(3) == [-0.08, 0.0, 0.08]  # a few runs stay close to their tick
+    assert run_offsets(5) == run_offsets(5)
+    wide = run_offsets(40)  # unet3d's 40 runs still fit between two ticks
+    assert (wide[0], wide[-1]) == (-STRIP_WIDTH / 2, STRIP_WIDTH / 2)
+    steps = {round(b - a, 4) for a, b in zip(wide, wide[1:], strict=False)}
+    assert len(steps) <= 2 and min(steps) > 0  # even (to the 4 decimals kept)
 
 
 def test_runs_that_did_not_converge_are_marked_with_their_reason(site: Path) -> None:

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from tracker.errors import ParseError
 from tracker.parsers.mllog import LogLine, iter_mllog
 from tracker.parsers.mlperf_training_checks import RunState
+from tracker.parsers.mlperf_training_seeds import Seed, seed_of
 
 __all__ = [
     "RESULT_FILE_COUNTS",
@@ -97,6 +98,7 @@ class RunCheck:
     global_batch_size: float | None
     line: int | None
     """The line of the run_stop (else run_start), for the stored sample."""
+    seeds: tuple[Seed, ...] = ()
 
     @property
     def converged(self) -> bool:
@@ -143,6 +145,7 @@ def check_run(
         epochs_to_converge=found.epochs(),
         global_batch_size=found.batch_size,
         line=(found.stop or found.start).line,
+        seeds=tuple(found.seeds),
     )
 
 
@@ -156,6 +159,7 @@ class _RunTimes:
         self.batch_size: float | None = None
         self.step: float | None = None
         self.step_at_stop: float | None = None
+        self.seeds: list[Seed] = []
 
     def feed(self, entry: LogLine, benchmark: str) -> None:
         key = entry.key
@@ -170,6 +174,8 @@ class _RunTimes:
             self.batch_size = float(entry.value)
         elif key in ("eval_accuracy", "eval_error"):
             self.step = _eval_step(entry.metadata, benchmark) or self.step
+        elif key == "seed":
+            self.seeds.append(seed_of(entry))
 
     def epochs(self) -> float:
         if self.step_at_stop is None:

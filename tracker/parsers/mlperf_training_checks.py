@@ -17,10 +17,14 @@ chaining ``closed_common.yaml`` and ``closed_<benchmark>.yaml``) walks the
 * the quality target: at least one ``eval_accuracy`` reaches it (:data:`QUALITY_TARGETS`);
 * evaluation and epoch lines name an ``epoch_num`` or ``samples_count``.
 
-Not repeated: the *values* of hyper-parameters (fixed values and formulas in
-``closed_<benchmark>.yaml``; only their presence is checked) and the RCP check
-(it needs the package's reference convergence points). Both are named in the
-result's ``extra`` so nobody mistakes the checks for the package's full set.
+Skipped, and said so in every ingest's notes (:data:`SKIPPED_CHECKS`) and in
+each score's ``extra`` (:data:`NOT_CHECKED`): what needs the submitters' code
+(``<submitter>/benchmarks/``, which a results reader never reads; the package
+checker's seed check has looked there for seeds a log does not name; its
+checks of the logged seeds are :mod:`tracker.parsers.mlperf_training_seeds`),
+the *values* of hyper-parameters (fixed values and formulas in
+``closed_<benchmark>.yaml``; only their presence is checked) and the RCP
+check (it needs the package's reference convergence points).
 """
 
 from __future__ import annotations
@@ -38,14 +42,18 @@ __all__ = [
     "BENCHMARK_KEYS",
     "NOT_CHECKED",
     "QUALITY_TARGETS",
+    "SKIPPED_CHECKS",
     "QualityTarget",
     "RunState",
 ]
 
 NOT_CHECKED = (
-    "hyper-parameter values (closed_<benchmark>.yaml; presence only) and the RCP check "
-    "(reference convergence points of mlperf-logging)"
+    "checks that need the submitters' code (<submitter>/benchmarks/, not read: the seed "
+    "check's look for seeds in it), hyper-parameter values (closed_<benchmark>.yaml; presence "
+    "only) and the RCP check (reference convergence points)"
 )
+SKIPPED_CHECKS = f"compliance checked from the logs alone; skipped: {NOT_CHECKED}"
+"""The ingest note of every Training source: what the checks leave out."""
 
 
 @dataclass(frozen=True, slots=True)

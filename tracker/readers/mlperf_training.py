@@ -17,6 +17,10 @@ What is stored, software ``mlperf-training`` at version = the round:
   converged, else invalid with the reasons (a run without ``run_stop`` has no
   time and is only named in its folder's score).
 
+The compliance checks are those the logs decide; what needs the submitters'
+code (``<submitter>/benchmarks/``, never read) and the checks not repeated are
+named in a note of every ingest (:data:`~tracker.parsers.mlperf_training_checks.SKIPPED_CHECKS`).
+
 The system (accelerator, nodes, total accelerators, division) comes from
 ``systems/<system>.json``; submitter and system are the folder names (the
 logs' own ``submission_org`` is not reliable).
@@ -39,6 +43,7 @@ from tracker.parsers.mlperf_training import (
     ruleset_for,
     switch_power,
 )
+from tracker.parsers.mlperf_training_checks import SKIPPED_CHECKS
 from tracker.readers.base import ProgressCallback, Reading, ignored_label_notes
 from tracker.readers.mlperf_results import resolve_round
 from tracker.readers.mlperf_training_check import FolderScore, cross_check
@@ -107,6 +112,7 @@ class MLPerfTrainingReader:
             checked.append(_checked(folder, results, files))
         reading.runs_failed = len(layout.folders) - scored
         reading.notes.update(cross_check(tree, checked, ruleset))
+        reading.notes.add(SKIPPED_CHECKS)
         return reading
 
 

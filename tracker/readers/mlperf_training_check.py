@@ -147,8 +147,15 @@ def cross_check(tree: SourceTree, scores: Sequence[FolderScore], ruleset: str) -
         notes.append(
             f"mlperf-logging {version} disagrees on {len(disagreements) - MAX_LISTED} more"
         )
+    outcome = (
+        _counted(len(disagreements), "disagreement") if disagreements else "every score agrees"
+    )
     notes.append(
-        f"cross-checked {len(scores)} folders against mlperf-logging {version}: "
-        + (f"{len(disagreements)} disagreements" if disagreements else "every score agrees")
+        f"cross-checked {_counted(len(scores), 'folder')} "
+        f"against mlperf-logging {version}: {outcome}"
     )
     return tuple(notes)
+
+
+def _counted(count: int, noun: str) -> str:
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"

@@ -19,6 +19,7 @@ from tracker.parsers.mlperf_training import (
     score_folder,
 )
 from tracker.parsers.mlperf_training_checks import NOT_CHECKED
+from tracker.parsers.mlperf_training_seeds import check_seeds
 from tracker.readers.mlperf_training_layout import TrainingFolder
 from tracker.records import ExtraValue, MetricRecord, ResultRecord, SoftwareRecord
 from tracker.sources.tree import SourceTree
@@ -63,10 +64,15 @@ def folder_results(
             f"{folder.path}: {count} result files; the package checker requires "
             f"{expected_files} for {folder.benchmark}"
         )
+    seeds = _seed_check(runs, names, system)
+    if seeds.startswith("failed"):
+        notes.append(f"{folder.path}: seed check {seeds} (the score does not depend on it)")
     if score.score_minutes is None:
         notes.append(f"{folder.path}: no score: {score.no_score_reason}; {_non_converged(runs)}")
         return results, notes, False
     extra = _score_extra(score, runs, names, system, ruleset, scaling is not None)
+    if seeds:
+        extra["seed_check"] = seeds
     extra["result_files"] = count
     if expected_files is not None:
         extra["expected_result_files"] = expected_files
@@ -175,6 +181,17 @@ def _score_extra(
     if system.record.accelerators_total is not None:
         extra["accelerators"] = system.record.accelerators_total
     return extra
+
+
+def _seed_check(
+    runs: Sequence[RunCheck], unreadable: Sequence[str], system: SystemDescription
+) -> str:
+    """``passed``, ``failed: <why>``, or "" where the package skips it (open division)."""
+    if system.record.division != "closed":
+        return ""
+    problems = [f"{name}: the log does not parse" for name in unreadable]
+    problems += check_seeds([(run.file, run.seeds) for run in runs])
+    return f"failed: {'; '.join(problems)}" if problems else "passed"
 
 
 def _run_line(run: RunCheck, score: FolderScore) -> str:

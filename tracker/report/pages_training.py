@@ -1,13 +1,13 @@
 """MLPerf Training: the Training page, one page per benchmark, and the overview's sentences.
 
 Time to train is in minutes and lower is better. Each system's series (one
-benchmark across rounds) gets a chart: the official score (olympic mean x
-scaling factor) as the point, the olympic mean of the runs used with their
-min–max as a bar, and every run around it: runs used as points, the fastest
-and slowest dropped by the olympic mean marked apart, runs that did not
-converge marked as such (hover: run index, minutes, why it was dropped). A run
-that never stopped has no time to draw; the table beside the chart names it
-with its reason.
+benchmark across rounds) gets a chart (:mod:`tracker.report.training_chart`):
+the official score (olympic mean x scaling factor) as the point, the olympic
+mean of the runs used with their min–max as a bar, and every run in a strip
+around it: runs used as points, the fastest and slowest dropped by the
+olympic mean marked apart, runs that did not converge marked as such (hover:
+run index, minutes, why it was dropped). A run that never stopped has no time
+to draw; the table beside the chart names it with its reason.
 
 The sentences (:func:`training_lines`) put the analysis in words: the software
 gain of each system from one round to the next (:func:`tracker.analysis.series_gain`
@@ -22,25 +22,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from tracker.analysis import ScalingGroup, series_gain
-from tracker.report.charts import Chart, line_trace, marker_trace, xy_chart
+from tracker.report.charts import Chart
 from tracker.report.common import PageLink, SystemNames
 from tracker.report.filters import format_count
 from tracker.report.inputs import ReportInput
+from tracker.report.training_chart import training_chart
 from tracker.report.training_input import (
     SCORE_METRIC,
     TRAINING_SOFTWARE,
-    TrainingRun,
     TrainingScore,
 )
-from tracker.report.training_text import (
-    gain_text,
-    minutes,
-    run_hover,
-    run_summary,
-    scaling_text,
-    score_hover,
-    untimed_text,
-)
+from tracker.report.training_text import gain_text, minutes, run_summary, scaling_text, untimed_text
 from tracker.report.urls import slug
 
 __all__ = [
@@ -60,15 +52,6 @@ MAX_CHARTS = 60
 MAX_OVERVIEW_LINES = 20
 """Sentences on the overview (all on the Training page)."""
 INDEX_HREF = "training.html"
-
-_RUN_STYLE = {
-    "used": ("run used", "circle", "#0969da", 7),
-    "fastest": ("dropped: fastest", "triangle-down-open", "#bc4c00", 10),
-    "slowest": ("dropped: slowest", "triangle-up-open", "#bc4c00", 10),
-    "not converged": ("not converged", "x", "#cf222e", 10),
-    "not scored": ("run of a folder with no score", "circle-open", "#6e7781", 8),
-}
-
 
 _Keyed = list[tuple[tuple[str, ...], "TrainingLine"]]
 """Sentences with their sort keys."""
@@ -202,78 +185,6 @@ def training_lines(data: ReportInput, names: SystemNames) -> tuple[TrainingLine,
     return tuple(line for _key, line in sorted(found, key=lambda kl: (kl[0], kl[1].text)))
 
 
-def _kind(run: TrainingRun) -> str:
-    role = run.role
-    if not run.converged or role.startswith("dropped (not converged"):
-        return "not converged"
-    if role == "dropped (fastest)":
-        return "fastest"
-    if role == "dropped (slowest)":
-        return "slowest"
-    return role if role in _RUN_STYLE else "used"
-
-
-def _chart(number: int, label: str, scores: Sequence[TrainingScore], rounds: list[str]) -> Chart:
-    """One system's series: score, olympic mean with min–max of the runs used, every run."""
-    xs = [s.round for s in scores]
-    hover = "%{x}: <b>%{y:,.4~g} minutes</b><br>%{text}"
-    traces = [
-        line_trace(
-            "score (olympic mean × scaling factor)",
-            xs,
-            [s.score_minutes for s in scores],
-            index=0,
-            hover=hover,
-            text=[score_hover(s) for s in scores],
-        )
-    ]
-    traces[0]["marker"].update(symbol="diamond", size=13)  # the score stands out of its runs
-    used = [
-        [r.minutes for r in s.runs if r.role == "used" and r.minutes is not None] for s in scores
-    ]
-    if any(used):
-        traces.append(
-            line_trace(
-                "olympic mean of the runs used, min–max of them",
-                xs,
-                [s.olympic_mean_minutes for s in scores],
-                index=7,
-                hover=hover,
-                mode="markers",
-                spread=([min(u, default=None) for u in used], [max(u, default=None) for u in used]),
-                text=[
-                    f"{format_count(len(u), 'run')} used, before the scaling factor" for u in used
-                ],
-            )
-        )
-    by_kind: dict[str, tuple[list[str], list[float | None], list[str]]] = defaultdict(
-        lambda: ([], [], [])
-    )
-    for score in scores:
-        for run in score.runs:
-            if run.minutes is None:
-                continue
-            x, y, text = by_kind[_kind(run)]
-            x.append(score.round)
-            y.append(run.minutes)
-            text.append(run_hover(score.round, run))
-    for kind, (name, symbol, colour, size) in _RUN_STYLE.items():
-        if kind in by_kind:
-            x, y, text = by_kind[kind]
-            traces.append(
-                marker_trace(name, x, y, symbol=symbol, marker_color=colour, text=text, size=size)
-            )
-    axis = {"type": "category", "categoryorder": "array", "categoryarray": rounds}
-    return xy_chart(
-        f"chart-{number}",
-        f"{label}: time to train (minutes, lower is better)",
-        traces,
-        x_title="round",
-        y_title="time to train, minutes (↓ better)",
-        x_axis=axis,
-    )
-
-
 def _row(score: TrainingScore, names: SystemNames) -> TrainingRow:
     system = names.of(score.system_key, score.system)
     return TrainingRow(
@@ -313,7 +224,7 @@ def _benchmark_page(
         found.sort(key=lambda s: (order.get(s.round, len(order)), s.location))
         label = names.of(key, found[0].system).label
         if len(charts) < MAX_CHARTS:
-            charts.append(_chart(len(charts) + 1, label, found, rounds))
+            charts.append(training_chart(len(charts) + 1, label, found, rounds))
         rows.extend(_row(s, names) for s in found)
     href = training_href(benchmark)
     return TrainingBenchmarkPage(
