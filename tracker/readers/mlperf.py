@@ -44,7 +44,13 @@ from tracker.readers.mlperf_layout import (
     walk_round,
 )
 from tracker.readers.mlperf_read import RoundFiles, read_round
-from tracker.readers.mlperf_results import mark_twins, resolve_round, sample_id, software
+from tracker.readers.mlperf_results import (
+    cross_check_notes,
+    mark_twins,
+    resolve_round,
+    sample_id,
+    software,
+)
 from tracker.records import ExtraValue, ResultRecord, SourceSpec
 from tracker.sources.tree import SourceTree
 
@@ -59,7 +65,6 @@ __all__ = [
 
 _DETAIL_TOLERANCE = 1e-4
 _SUMMARY_TOLERANCE = 1e-3
-_MAX_LISTED = 20
 
 
 class _DependencyFailed(Exception):
@@ -105,7 +110,11 @@ class MLPerfInferenceReader:
         results = assemble_results(assembler, folders, reading, strict=strict)
         reading.runs_failed = len(folders) - len(results)
         reading.results = mark_twins(results, files.run_digest)
-        reading.notes.update(cross_check_notes(assembler.disagreements, rows, results, bool(rows)))
+        reading.notes.update(
+            cross_check_notes(
+                assembler.disagreements, rows, results, bool(rows), assembler.within_files
+            )
+        )
         return reading
 
 
@@ -162,6 +171,9 @@ class Assembler:
         self.rows = rows
         self.strict = strict
         self.disagreements: list[str] = []
+        """Where a result and its row of the results table differ."""
+        self.within_files: list[str] = []
+        """Where a result file disagrees with itself (an Endpoints file's own tps/qps)."""
 
     def result(self, sub: SubmitterTree, folder: ResultFolder) -> ResultRecord:
         system = self._system(sub, folder)
@@ -174,6 +186,7 @@ class Assembler:
                 round_label=self.round,
                 row=self.rows.get(folder.path),
                 disagreements=self.disagreements,
+                within_files=self.within_files,
                 mapping=self.files.mappings.get(sub.path),
             )
             if found is None:
@@ -368,28 +381,3 @@ def _metric_from(primary: PrimaryMetric, summary_only: bool) -> str:
 def _close(mine: float, official: float, tolerance: float) -> bool:
     scale = max(abs(official), 1e-12)
     return abs(mine - official) / scale <= tolerance
-
-
-def cross_check_notes(
-    disagreements: list[str],
-    rows: Mapping[str, TableRow],
-    results: list[ResultRecord],
-    has_table: bool,
-) -> set[str]:
-    if not has_table:
-        return set()
-    notes = {f"results table disagrees: {d}" for d in disagreements[:_MAX_LISTED]}
-    if len(disagreements) > _MAX_LISTED:
-        notes.add(f"results table disagrees on {len(disagreements) - _MAX_LISTED} more results")
-    read = {r.location for r in results}
-    missing = sorted(set(rows) - read)
-    if missing:
-        rows_word = "row has" if len(missing) == 1 else "rows have"
-        notes.add(
-            f"{len(missing)} results table {rows_word} no logs here (or no result read "
-            f"from them; first: {missing[0]})"
-        )
-    unlisted = len(read - set(rows))
-    if unlisted:
-        notes.add(f"{unlisted} results read from logs are not in the results table")
-    return notes

@@ -8,7 +8,12 @@ taken from the point folder or the nearest folder above it. The points of one
 model folder form one sweep. An ``mlperf-viz --export`` bundle is read when
 the source has no point folders (it is derived from them; with both, the
 bundle is skipped with a note). ``point.yaml`` is decoded here with PyYAML's
-safe loader; the parsers stay pure.
+safe loader (:mod:`.yaml_mapping`); the parsers stay pure.
+
+A local folder that is a result folder of a round tree
+(``<round>/<division>/<submitter>/results/<system>/<benchmark>/<scenario>``,
+v6.1's Endpoints results) is read as ingesting the whole round reads it, its
+labels taken from the path (:mod:`.mlperf_endpoints_path`).
 """
 
 from __future__ import annotations
@@ -17,10 +22,7 @@ from collections.abc import Mapping
 from posixpath import basename, dirname, join
 from typing import Any
 
-import yaml
-
-from tracker.errors import ConfigError, ParseError
-from tracker.parsers.json_fields import check_nesting
+from tracker.errors import ConfigError
 from tracker.parsers.mlperf_endpoints import (
     POINT_NAME,
     SUMMARY_NAME,
@@ -31,6 +33,7 @@ from tracker.parsers.mlperf_endpoints import (
     parse_viz_bundle,
 )
 from tracker.readers.base import ProgressCallback, Reading
+from tracker.readers.mlperf_endpoints_path import read_in_round, round_scope
 from tracker.readers.serving import (
     SNIFF_LIMIT,
     Unit,
@@ -40,6 +43,7 @@ from tracker.readers.serving import (
     read_units,
     sniff_json,
 )
+from tracker.readers.yaml_mapping import decode_yaml
 from tracker.records import ParsedResult, SourceSpec
 from tracker.sources.tree import SourceTree
 
@@ -104,6 +108,9 @@ class EndpointsReader:
         strict: bool,
         progress: ProgressCallback | None,
     ) -> Reading:
+        scope = round_scope(tree)
+        if scope is not None:
+            return read_in_round(*scope, spec, strict=strict, progress=progress)
         units = find_points(tree)
         bundles = find_bundles(tree)
         if units and bundles:
@@ -145,28 +152,3 @@ class _Parser:
         if path not in self.systems:
             self.systems[path] = parse_system_desc(tree.read_bytes(path), path=path)
         return self.systems[path]
-
-
-def decode_yaml(data: bytes, *, path: str) -> Mapping[str, Any]:
-    """A YAML mapping (safe loader); malformed YAML names its line.
-
-    A value the loader cannot build (a date such as ``2024-13-01``, an integer
-    of more than 4300 digits), nesting too deep for it, and aliases that nest
-    or multiply the document beyond its size are malformed too.
-    """
-    try:
-        doc = yaml.safe_load(data)
-    except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        problem = getattr(error, "problem", None) or "malformed"
-        line = mark.line + 1 if mark is not None else None
-        raise ParseError(path, f"not valid YAML ({problem})", line=line) from None
-    except ValueError as error:  # a date such as 2024-13-01; an integer too long for int()
-        problem = "a number too long" if "integer string" in str(error) else str(error)
-        raise ParseError(path, f"not valid YAML ({problem})") from None
-    except RecursionError:
-        raise ParseError(path, "not valid YAML (nested too deeply)") from None
-    if not isinstance(doc, Mapping):
-        raise ParseError(path, "not a YAML mapping of point settings")
-    check_nesting(doc, path=path, max_values=2 * len(data) + 16)
-    return doc

@@ -23,10 +23,10 @@ from tracker.parsers.mlperf_rules import mlperf_model
 from tracker.parsers.mlperf_scenarios import scenario_reasons
 from tracker.parsers.mlperf_system import SystemDescription
 from tracker.parsers.mlperf_table import TableRow
-from tracker.readers.mlperf_endpoints import decode_yaml
 from tracker.readers.mlperf_layout import ResultFolder
 from tracker.readers.mlperf_read import RoundFiles
 from tracker.readers.mlperf_results import sample_id, software
+from tracker.readers.yaml_mapping import decode_yaml
 from tracker.records import ExtraValue, ResultRecord
 from tracker.sources.tree import SourceTree
 
@@ -45,6 +45,7 @@ def endpoints_result(
     round_label: str,
     row: TableRow | None,
     disagreements: list[str],
+    within_files: list[str],
     mapping: Mapping[str, str] | None = None,
 ) -> ResultRecord | None:
     """The result of an Endpoints folder; ``None`` when its summary could not be read."""
@@ -82,7 +83,7 @@ def endpoints_result(
             parse_endpoints_accuracy(files.raw[accuracy_path], path=tree.shown_path(accuracy_path))
         )
     for disagreement in parsed.disagreements:
-        disagreements.append(f"{folder.path}: {disagreement}")
+        within_files.append(f"{folder.path}: {disagreement}")
     extra.update(_official(folder, row, parsed.value, parsed.metric.unit, disagreements))
     reasons = parsed.invalid_reasons + tuple(
         scenario_reasons(

@@ -158,7 +158,10 @@ def _reading(
     reading.results = [result for outcome in outcomes for result in outcome.results]
     reading.runs_failed = runs_found - len(reading.results)
     disagreements = [d for outcome in outcomes for d in outcome.disagreements]
-    reading.notes.update(cross_check_notes(disagreements, rows, reading.results, bool(rows)))
+    within_files = [d for outcome in outcomes for d in outcome.within_files]
+    reading.notes.update(
+        cross_check_notes(disagreements, rows, reading.results, bool(rows), within_files)
+    )
     return reading
 
 

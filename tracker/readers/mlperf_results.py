@@ -10,14 +10,16 @@ a folder, an archive or a download is stored once.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 
 from tracker.errors import ConfigError
+from tracker.parsers.mlperf_table import TableRow
 from tracker.records import ExtraValue, ResultRecord, SoftwareRecord, SourceSpec
 from tracker.sources.tree import SourceTree
 
 __all__ = [
+    "cross_check_notes",
     "SOFTWARE",
     "mark_twins",
     "normalize_round",
@@ -106,3 +108,40 @@ def _with_extra(result: ResultRecord, extra: Mapping[str, ExtraValue]) -> Result
 def software(round_label: str) -> SoftwareRecord:
     """The software version of a published result: the round."""
     return SoftwareRecord(software=SOFTWARE, version=round_label)
+
+
+_MAX_LISTED = 20
+"""Disagreements listed one by one; the rest are counted."""
+
+
+def cross_check_notes(
+    disagreements: list[str],
+    rows: Mapping[str, TableRow],
+    results: list[ResultRecord],
+    has_table: bool,
+    within_files: Sequence[str] = (),
+) -> set[str]:
+    """The notes of the cross-checks: against the results table (when there is one) and
+    of each result file against itself (always)."""
+    found = {f"result file disagrees with itself: {d}" for d in within_files[:_MAX_LISTED]}
+    if len(within_files) > _MAX_LISTED:
+        found.add(
+            f"result files disagree with themselves on {len(within_files) - _MAX_LISTED} more"
+        )
+    if not has_table:
+        return found
+    notes = {f"results table disagrees: {d}" for d in disagreements[:_MAX_LISTED]}
+    if len(disagreements) > _MAX_LISTED:
+        notes.add(f"results table disagrees on {len(disagreements) - _MAX_LISTED} more results")
+    read = {r.location for r in results}
+    missing = sorted(set(rows) - read)
+    if missing:
+        rows_word = "row has" if len(missing) == 1 else "rows have"
+        notes.add(
+            f"{len(missing)} results table {rows_word} no logs here (or no result read "
+            f"from them; first: {missing[0]})"
+        )
+    unlisted = len(read - set(rows))
+    if unlisted:
+        notes.add(f"{unlisted} results read from logs are not in the results table")
+    return notes | found

@@ -79,6 +79,7 @@ class UnitOutcome:
     file_errors: tuple[tuple[str, ErrorFields], ...]
     result_errors: tuple[ErrorFields, ...]
     disagreements: tuple[str, ...]
+    within_files: tuple[str, ...]
     part: TreePart
 
 
@@ -108,5 +109,6 @@ def read_unit(task: UnitTask) -> UnitOutcome:
         file_errors=tuple((path, fields_of(e)) for path, e in files.errors.items()),
         result_errors=tuple(fields_of(e) for e in reading.errors),
         disagreements=tuple(assembler.disagreements),
+        within_files=tuple(assembler.within_files),
         part=tree.part(),
     )
