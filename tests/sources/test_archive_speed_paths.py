@@ -10,6 +10,7 @@ import lzma
 import os
 import random
 import tarfile
+import threading
 from collections.abc import Callable
 from pathlib import Path
 
@@ -17,7 +18,7 @@ import pytest
 
 from tracker.errors import ParseError
 from tracker.sources.archive import open_archive, worth_keeping
-from tracker.sources.inflate import Inflated, compression
+from tracker.sources.inflate import PIECE, Inflated, compression
 
 COMPRESSORS: dict[str, Callable[[bytes], bytes]] = {
     "gz": gzip.compress,
@@ -58,6 +59,22 @@ def test_the_inflater_says_a_stream_was_cut_short(kind: str, tmp_path: Path) -> 
     with pytest.raises(EOFError):
         stream.read()
     stream.close()
+
+
+def _ahead_threads() -> list[threading.Thread]:
+    return [t for t in threading.enumerate() if t.name == "inflate-ahead"]
+
+
+def test_decompression_runs_ahead_and_stops_when_the_reader_closes_early(tmp_path: Path) -> None:
+    data = random.Random(7).randbytes(3 * PIECE)
+    path = tmp_path / "big.gz"
+    path.write_bytes(gzip.compress(data, compresslevel=1))
+    stream = Inflated(path, "gz")
+    assert not _ahead_threads()  # no thread before the first read
+    assert stream.read(1000) == data[:1000]
+    assert len(_ahead_threads()) == 1
+    stream.close()  # the thread may be waiting to hand a piece over: it stops all the same
+    assert not _ahead_threads()
 
 
 def test_gzip_padding_after_the_stream_is_no_data(tmp_path: Path) -> None:

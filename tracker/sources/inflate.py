@@ -8,10 +8,15 @@ reads and forward seeks from that buffer, so skipping a member costs its
 decompression and nothing more. It cannot seek backwards (a member read out of
 order needs a second pass, see :mod:`tracker.sources.archive_index`).
 
+Decompression runs ahead in a thread of its own (:class:`_Ahead`, at most
+:data:`AHEAD` pieces): :mod:`zlib`, :mod:`bz2` and :mod:`lzma` release the GIL
+while they decompress, so the tar headers are walked and the kept members
+copied on one core while the next pieces are inflated on the other.
+
 Like the stdlib readers it accepts several concatenated streams (and zero
 padding after a gzip stream), and raises :class:`EOFError` for a stream cut
 short, :class:`zlib.error` / :class:`OSError` / :class:`lzma.LZMAError` for
-damaged data.
+damaged data (raised in the reader's thread, where the piece was wanted).
 """
 
 from __future__ import annotations
@@ -19,15 +24,20 @@ from __future__ import annotations
 import bz2
 import io
 import lzma
+import queue
+import threading
 import zlib
+from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol, cast
 
-__all__ = ["PIECE", "Inflated", "compression"]
+__all__ = ["AHEAD", "PIECE", "Inflated", "compression"]
 
-PIECE = 4 << 20
+PIECE = 16 << 20
 """The most bytes one decompression call returns (bounds memory whatever the ratio)."""
-_CHUNK = 1 << 20
+AHEAD = 3
+"""Pieces decompressed ahead of the reader (memory: ``AHEAD × PIECE`` at the most)."""
+_CHUNK = 4 << 20
 _MAGIC = {b"\x1f\x8b": "gz", b"BZh": "bz2", b"\xfd7zXZ\x00": "xz"}
 
 
@@ -53,6 +63,56 @@ def _new(kind: str) -> _Decompressor:
     return cast(_Decompressor, lzma.LZMADecompressor())
 
 
+class _Ahead:
+    """``produce()`` called in a thread of its own until it returns ``b""`` or raises;
+    :meth:`next` hands its results over in order (an exception is raised there)."""
+
+    def __init__(self, produce: Callable[[], bytes]) -> None:
+        self._produce = produce
+        self._queue: queue.Queue[bytes | BaseException] = queue.Queue(maxsize=AHEAD)
+        self._stop = threading.Event()
+        self._last: bytes | BaseException | None = None
+        self._thread = threading.Thread(target=self._run, name="inflate-ahead", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        try:
+            while not self._stop.is_set():
+                piece = self._produce()
+                self._put(piece)
+                if not piece:
+                    return
+        except BaseException as error:  # handed to the reader, raised there
+            self._put(error)
+
+    def _put(self, item: bytes | BaseException) -> None:
+        while not self._stop.is_set():
+            try:
+                self._queue.put(item, timeout=0.1)
+                return
+            except queue.Full:
+                continue
+
+    def next(self) -> bytes:
+        """The next piece (``b""`` at the end, again and again); the producer's error, raised."""
+        item = self._last if self._last is not None else self._queue.get()
+        if isinstance(item, BaseException):
+            self._last = item
+            raise item
+        if not item:
+            self._last = item
+        return item
+
+    def close(self) -> None:
+        """Stop the thread (it may be waiting to hand a piece over) and wait for it."""
+        self._stop.set()
+        while self._thread.is_alive():
+            try:
+                self._queue.get_nowait()
+            except queue.Empty:
+                self._thread.join(0.05)
+
+
 class Inflated:
     """The decompressed bytes of ``path`` as a forward-only file for :mod:`tarfile`."""
 
@@ -70,6 +130,13 @@ class Inflated:
         """Where in ``_buffer`` the stream position is."""
         self._position = 0
         self._ended = False
+        self._ahead: _Ahead | None = None
+        """Started at the first read: opening and closing unread costs no thread."""
+
+    def _next_piece(self) -> bytes:
+        if self._ahead is None:
+            self._ahead = _Ahead(self._piece)
+        return self._ahead.next()
 
     def _piece(self) -> bytes:
         """The next decompressed bytes; ``b""`` at a clean end of the last stream."""
@@ -122,7 +189,7 @@ class Inflated:
     def read(self, size: int = -1) -> bytes:
         wanted = size if size >= 0 else 1 << 62
         while len(self._buffer) - self._offset < wanted and not self._ended:
-            piece = self._piece()
+            piece = self._next_piece()
             if not piece:
                 self._ended = True
                 break
@@ -145,7 +212,7 @@ class Inflated:
             skip -= len(self._buffer) - self._offset
             self._position += len(self._buffer) - self._offset
             self._buffer, self._offset = b"", 0
-            piece = self._piece()
+            piece = self._next_piece()
             if not piece:
                 self._ended = True
                 break
@@ -159,4 +226,6 @@ class Inflated:
         return self._position
 
     def close(self) -> None:
+        if self._ahead is not None:
+            self._ahead.close()
         self._raw.close()
