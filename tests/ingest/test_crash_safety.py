@@ -1,6 +1,6 @@
 """A `tracker ingest` killed (SIGKILL) in the middle of writing leaves the database as it was.
 
-The real command runs in a subprocess on a large source (a 12,000-row MLPerf
+The real command runs in a subprocess on a large source (a 5,000-row MLPerf
 results table: a few seconds of reading and writing). It is caught inside its
 write transaction (SQLite: the write lock is held and the write-ahead log has
 pages after its last commit; PostgreSQL: its backend holds the insert lock on
@@ -34,7 +34,7 @@ from tests.support.ingest_processes import (
     write_table,
 )
 
-BIG_ROWS = 12_000
+BIG_ROWS = 5_000
 
 
 class Sources:
