@@ -78,6 +78,7 @@ def database(demo: Path, tmp_path: Path) -> Path:
 
 def test_item1_the_demos_regression_is_one_issue_in_gate_findings_and_json(demo: Path) -> None:
     lines = (demo / "stdout.txt").read_text("utf-8").splitlines()
+    assert "Findings: improvement 5, regression 11, scaling_efficiency 2 (in 8 issues)" in lines
     at = lines.index("gate: 1 (1 regression, 1.1.0 → 1.2.0)")
     assert lines[at + 1] == f"  {CHAT_LINE}"
     assert lines[at + 2].startswith("Report: ")

@@ -12,7 +12,7 @@ from typing import Any
 
 from tracker.analysis import Reach, Verdict
 from tracker.analysis.issues import Cause, cause_of, group_by, where
-from tracker.analysis_records import StoredFinding
+from tracker.analysis_records import FindingRecord, StoredFinding
 from tracker.analyze.run import AnalysisOutcome
 
 __all__ = [
@@ -114,7 +114,9 @@ def summary_lines(outcome: AnalysisOutcome) -> list[str]:
         *_targets(outcome),
     ]
     kinds = ", ".join(f"{k} {n}" for k, n in outcome.finding_counts().items()) or "none"
-    lines.append(f"Findings: {kinds}")
+    issues = len(group_by(outcome.findings, _run_issue_key))
+    in_issues = f" (in {issues} issue{'' if issues == 1 else 's'})" if outcome.findings else ""
+    lines.append(f"Findings: {kinds}{in_issues}")
     saved = outcome.saved
     if saved is not None:
         lines.append(
@@ -124,7 +126,7 @@ def summary_lines(outcome: AnalysisOutcome) -> list[str]:
     return lines
 
 
-def _cause(finding: StoredFinding) -> Cause | None:
+def _cause(finding: StoredFinding | FindingRecord) -> Cause | None:
     ev = finding.evidence
     names = ("software", "system", "benchmark", "scenario", "workload", "metric")
     labels = [ev.get(k) for k in names]
@@ -145,6 +147,12 @@ def _issue_key(finding: StoredFinding) -> tuple[object, ...]:
         finding.baseline_version,
         finding.candidate_version,
     )
+
+
+def _run_issue_key(finding: FindingRecord) -> tuple[object, ...]:
+    cause = _cause(finding)
+    about: object = finding.series_key if cause is None else cause.key
+    return (finding.kind, about, finding.baseline_version, finding.candidate_version)
 
 
 def finding_issues(found: Sequence[StoredFinding]) -> list[list[StoredFinding]]:
