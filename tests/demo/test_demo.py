@@ -9,8 +9,10 @@ at 99% efficiency, one configuration whose efficiency drops).
 from __future__ import annotations
 
 import csv
+import html
 import io
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -205,6 +207,43 @@ def test_serving_page_shows_the_718_to_1997_gain(demo_dir: Path) -> None:
     report = json.loads((demo_dir / "site" / "report.json").read_text())
     text = json.dumps(report["serving"])
     assert "179.5" in text and "499.2" in text
+
+
+def _serving_rows(page: str) -> list[list[str]]:
+    """The cells of every row of the serving page's tables, as text."""
+    rows = re.findall(r"<tr.*?</tr>", page, re.S)
+    cells = (re.findall(r"<t[hd].*?</t[hd]>", row, re.S) for row in rows)
+    return [[" ".join(html.unescape(re.sub(r"<[^>]+>", " ", c)).split()) for c in r] for r in cells]
+
+
+def test_serving_tables_fold_the_trials_into_one_row_per_version(demo_dir: Path) -> None:
+    rows = _serving_rows((demo_dir / "site" / "serving.html").read_text("utf-8"))
+    heads = [r for r in rows if r[0] == "Version"]
+    assert len(heads) == len(SERVING_WORKLOADS)
+    assert all("median, range" in head[1] and head[-1] == "Trials" for head in heads)
+    body = [r for r in rows if r[0] in SERVING_VERSIONS]
+    assert len(body) == len(SERVING_WORKLOADS) * len(SERVING_VERSIONS)  # not one per trial
+    for row in body:
+        median, low, high = (float(x.replace(",", "")) for x in re.findall(r"[\d,.]+", row[1])[:3])
+        assert low <= median <= high
+        assert row[-1] == "3"  # the trials folded into the row
+
+
+def _chart_traces(page: Path) -> list[dict[str, object]]:
+    """Every trace of every chart of ``page`` (the specs are in ``data-figure`` attributes)."""
+    specs = re.findall(r"data-figure='([^']*)'", page.read_text(encoding="utf-8"))
+    return [trace for spec in specs for trace in json.loads(html.unescape(spec))["data"]]
+
+
+def test_findings_are_marked_on_the_charts_with_hover_text(demo_dir: Path) -> None:
+    pages = sorted((demo_dir / "site" / "benchmark").glob("example-llm-70b-concurrency-*.html"))
+    assert len(pages) == 1
+    marks = [t for t in _chart_traces(pages[0]) if t["name"] == "Regression"]
+    assert marks and all(t["mode"] == "markers" for t in marks)
+    texts = {text for t in marks for text in t["text"]}  # type: ignore[attr-defined]
+    assert texts == {"regression 1.1.0 → 1.2.0: −8.0% worse (open)"}
+    assert all(t["hovertemplate"] == "%{text}<extra></extra>" for t in marks)
+    assert all(x == "1.2.0" for t in marks for x in t["x"])  # type: ignore[attr-defined]
 
 
 def test_demo_mlperf_rounds_scale_72_to_288_at_99_percent(demo_dir: Path) -> None:

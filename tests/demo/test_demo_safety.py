@@ -7,7 +7,6 @@ earlier demo wrote (marked) is renewed, and the user's files beside it survive.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from click.testing import CliRunner, Result
