@@ -59,6 +59,7 @@ __all__ = [
     "MLPerfInferenceReader",
     "assemble_results",
     "cross_check_notes",
+    "finish_reading",
     "ignored_labels",
     "layout_notes",
 ]
@@ -107,15 +108,25 @@ class MLPerfInferenceReader:
         round_label = resolve_round((r.round for r in rows.values()), spec, tree, reading.notes)
         ignored_labels(spec, reading.notes)
         assembler = Assembler(tree, files, round_label, rows, strict=strict)
-        results = assemble_results(assembler, folders, reading, strict=strict)
-        reading.runs_failed = len(folders) - len(results)
-        reading.results = mark_twins(results, files.run_digest)
-        reading.notes.update(
-            cross_check_notes(
-                assembler.disagreements, rows, results, bool(rows), assembler.within_files
-            )
-        )
-        return reading
+        return finish_reading(reading, assembler, folders, has_table=bool(rows))
+
+
+def finish_reading(
+    reading: Reading,
+    assembler: Assembler,
+    folders: list[tuple[SubmitterTree, ResultFolder]],
+    *,
+    has_table: bool,
+) -> Reading:
+    """``reading`` with the results of ``folders`` (twins marked) and the cross-check notes."""
+    results = assemble_results(assembler, folders, reading, strict=assembler.strict)
+    reading.runs_failed = len(folders) - len(results)
+    reading.results = mark_twins(results, assembler.files.run_digest)
+    notes = cross_check_notes(
+        assembler.disagreements, assembler.rows, results, has_table, assembler.within_files
+    )
+    reading.notes.update(notes)
+    return reading
 
 
 def assemble_results(

@@ -25,14 +25,13 @@ from tracker.parsers.mlperf_rules import folder_scenario
 from tracker.readers.base import ProgressCallback, Reading
 from tracker.readers.mlperf import (
     Assembler,
-    assemble_results,
-    cross_check_notes,
+    finish_reading,
     ignored_labels,
     layout_notes,
 )
 from tracker.readers.mlperf_layout import DIVISIONS, walk_round
 from tracker.readers.mlperf_read import read_round
-from tracker.readers.mlperf_results import mark_twins, resolve_round
+from tracker.readers.mlperf_results import resolve_round
 from tracker.records import ResultRecord, SourceSpec
 from tracker.sources.tree import SourceTree
 from tracker.sources.tree_parts import PartedFolderTree, TreePart
@@ -145,15 +144,7 @@ def _read(
     round_label = resolve_round((r.round for r in table), spec, tree, reading.notes)
     ignored_labels(spec, reading.notes)
     assembler = Assembler(tree, files, round_label, rows, strict=strict)
-    results = assemble_results(assembler, folders, reading, strict=strict)
-    reading.runs_failed = len(folders) - len(results)
-    reading.results = mark_twins(results, files.run_digest)
-    reading.notes.update(
-        cross_check_notes(
-            assembler.disagreements, rows, results, bool(table), assembler.within_files
-        )
-    )
-    return reading
+    return finish_reading(reading, assembler, folders, has_table=bool(table))
 
 
 def _from_source(tree: ScopedRoundTree, result: ResultRecord) -> ResultRecord:
