@@ -270,7 +270,9 @@ def test_installed_package_finds_its_shipped_folders(wheel: Path, tmp_path: Path
 
 @pytest.fixture(scope="module")
 def installed(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A fresh virtual environment outside the checkout, the wheel pip-installed into it."""
+    """A fresh virtual environment outside the checkout, the wheel pip-installed into it
+    (with its dependencies from the package index; ``--no-compile``: no bytecode written,
+    which the test does not need and which costs several seconds)."""
     root = tmp_path_factory.mktemp("elsewhere")
     venv = root / "venv"
     subprocess.run(
@@ -278,7 +280,15 @@ def installed(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     )
     python = venv / ("Scripts" if os.name == "nt" else "bin") / "python"
     done = subprocess.run(
-        [str(python), "-m", "pip", "install", "--disable-pip-version-check", "--no-input"]
+        [
+            str(python),
+            "-m",
+            "pip",
+            "install",
+            "--disable-pip-version-check",
+            "--no-input",
+            "--no-compile",
+        ]
         + [str(wheel)],
         cwd=root,
         env=_clean_env(),
