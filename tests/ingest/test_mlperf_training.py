@@ -21,6 +21,7 @@ import pytest
 
 from tests.ingest.test_pull import Served, serve
 from tests.support.cli_rows import export, tracker
+from tests.support.training_folders import too_many_not_converged
 from tracker.analyze.run import run_analysis
 from tracker.ingest.pull import pull_round, round_repository
 from tracker.ingest.run import read_job
@@ -32,9 +33,6 @@ SCORE = "time_to_train_minutes"
 RUN = "run_time_to_train_minutes"
 TOLERANCE = 1e-9
 V51_REF = "441d65f4445cd59687466533fd9f55399136e7a4"
-TOO_MANY_NOT_CONVERGED = (
-    Path(__file__).parent.parent / "data" / "mlperf-training" / "too-many-not-converged" / "v5.0"
-)
 
 
 @pytest.fixture(scope="module")
@@ -183,10 +181,13 @@ def without(path: Path, key: str) -> None:
     path.write_bytes(b"".join(x for x in lines if f'"key": "{key}"'.encode() not in x))
 
 
-def test_a_folder_with_two_non_converged_runs_gets_no_score_and_says_why(tmp_path: Path) -> None:
-    # tinycorp's retinanet folder with result_0 cut before its run_stop (tests/data/README)
+def test_a_folder_with_two_non_converged_runs_gets_no_score_and_says_why(
+    shared_data: Path, tmp_path: Path
+) -> None:
+    # tinycorp's retinanet folder with result_0 cut before its run_stop
+    folder = too_many_not_converged(shared_data, tmp_path / "round")
     url = f"sqlite:///{tmp_path / 't.db'}"
-    result = tracker(url, tmp_path / "cache", "ingest", str(TOO_MANY_NOT_CONVERGED))
+    result = tracker(url, tmp_path / "cache", "ingest", str(folder))
     assert result.exit_code == 0, result.output
     assert (
         "  note: tinycorp/results/tinybox_green/retinanet: no score: 2 runs did not converge, "
@@ -210,10 +211,9 @@ def test_a_folder_with_two_non_converged_runs_gets_no_score_and_says_why(tmp_pat
 
 
 def test_a_seed_logged_twice_on_one_line_fails_the_seed_check_not_the_score(
-    tmp_path: Path,
+    shared_data: Path, tmp_path: Path
 ) -> None:
-    root = tmp_path / "v5.0"
-    shutil.copytree(TOO_MANY_NOT_CONVERGED, root)
+    root = too_many_not_converged(shared_data, tmp_path)
     folder = root / "tinycorp/results/tinybox_green/retinanet"
     # result_0 becomes result_1 with result_2's seed: it converges, and a seed is repeated
     logged = (folder / "result_1.txt").read_bytes()

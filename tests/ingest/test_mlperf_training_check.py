@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.cli_rows import tracker
+from tests.support.training_folders import too_many_not_converged
 from tracker.readers.mlperf_training_check import FolderScore, disagreements_of
 from tracker.readers.mlperf_training_layout import TrainingFolder
 
@@ -40,9 +41,9 @@ def test_every_score_agrees_with_mlperf_logging(shared_data: Path, tmp_path: Pat
     assert f"cross-checked 10 folders against mlperf-logging {found}: every score agrees" in output
     assert "disagrees" not in output and "WARNING" not in output
     # the package gives no score to the folder with two runs cut short either
-    fixture = Path(__file__).parent.parent / "data" / "mlperf-training" / "too-many-not-converged"
+    folder = too_many_not_converged(shared_data, tmp_path / "round")
     url = f"sqlite:///{tmp_path / 'f.db'}"
-    result = tracker(url, tmp_path / "cache", "ingest", str(fixture / "v5.0"))
+    result = tracker(url, tmp_path / "cache", "ingest", str(folder))
     assert f"cross-checked 1 folder against mlperf-logging {found}: every score agrees" in (
         result.output
     )
