@@ -183,7 +183,7 @@ class _Writer:
         for start in range(0, len(keys), 500):
             chunk = keys[start : start + 500]
             for row in self.session.scalars(select(System).where(col(System.key).in_(chunk))):
-                _fill_system_gaps(row, wanted[row.key])
+                _fill_gaps(row, _system_fields(wanted[row.key]))
                 assert row.id is not None
                 self.systems[row.key] = row.id
         missing = [wanted[k] for k in keys if k not in self.systems]
@@ -227,7 +227,7 @@ class _Writer:
             for row in self.session.scalars(query):
                 pair = (row.system_id, row.software_version_id)
                 if pair in wanted:
-                    _fill_description_gaps(row, wanted.pop(pair))
+                    _fill_gaps(row, _description_fields(wanted.pop(pair)))
                     self.descriptions.add(pair)
         rows = [
             {"system_id": system, "software_version_id": version, **_description_fields(r)}
@@ -278,7 +278,7 @@ class _Writer:
                 row = System(key=key, **_system_fields(record))
                 self.session.add(row)
             else:
-                _fill_system_gaps(row, record)
+                _fill_gaps(row, _system_fields(record))
             self.session.flush()
             assert row.id is not None
             self.systems[key] = row.id
@@ -348,8 +348,9 @@ class _Writer:
         return self.metrics[key]
 
 
-def _fill_description_gaps(row: SystemDescription, record: SystemRecord) -> None:
-    for name, value in _description_fields(record).items():
+def _fill_gaps(row: System | SystemDescription, fields: dict[str, Any]) -> None:
+    """Set each of ``fields`` the row does not have yet (a known value is never replaced)."""
+    for name, value in fields.items():
         if value is not None and getattr(row, name) is None:
             setattr(row, name, value)
 
@@ -364,12 +365,6 @@ def _description_fields(record: SystemRecord) -> dict[str, Any]:
         "availability": record.availability,
         "raw_json": record.raw_json,
     }
-
-
-def _fill_system_gaps(row: System, record: SystemRecord) -> None:
-    for name, value in _system_fields(record).items():
-        if value is not None and getattr(row, name) is None:
-            setattr(row, name, value)
 
 
 def _system_fields(record: SystemRecord) -> dict[str, Any]:
