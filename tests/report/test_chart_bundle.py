@@ -132,14 +132,6 @@ def _requirements(project: dict[str, object]) -> list[str]:
     return [str(d) for d in found]
 
 
-@pytest.fixture(scope="module")
-def demo_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("demo")
-    result = CliRunner().invoke(cli, ["demo", "--out", str(out)])
-    assert result.exit_code == 0, result.output
-    return out / "site"
-
-
 def test_every_site_carries_the_bundle_and_not_the_full_plotly(demo_site: Path) -> None:
     static = demo_site / "static"
     assert (static / render.CHART_JS).read_bytes() == BUNDLE.read_bytes()

@@ -16,7 +16,6 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import RunTracker
 from tracker.report.filters import format_verdict_count
 
 NEWEST_PAIR = (
@@ -30,14 +29,6 @@ ISSUE_CHIPS = [
     "0 inconclusive",
     "2 unchanged",
 ]
-
-
-@pytest.fixture(scope="module")
-def demo_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("demo")
-    result = RunTracker()(["demo", "--out", str(out)])
-    assert result.exit_code == 0, result.output
-    return out / "site"
 
 
 def _text(fragment: str) -> str:

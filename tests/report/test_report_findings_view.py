@@ -22,21 +22,9 @@ import re
 from pathlib import Path
 from typing import Any
 
-import pytest
-from click.testing import CliRunner
-
 from tests.report.test_report_browser import CHROMIUM, CHROMIUM_ARGS, _require_chromium
-from tracker.cli import cli
 
 ARROW = "\N{RIGHTWARDS ARROW}"
-
-
-@pytest.fixture(scope="module")
-def demo_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("demo")
-    result = CliRunner().invoke(cli, ["demo", "--out", str(out)])
-    assert result.exit_code == 0, result.output
-    return out / "site"
 
 
 def _text(path: Path) -> str:

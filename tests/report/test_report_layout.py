@@ -16,10 +16,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner
 
 from tests.report.test_report_browser import CHROMIUM, CHROMIUM_ARGS, _require_chromium
-from tracker.cli import cli
 from tracker.report.charts import wrap_title
 from tracker.report.filters import (
     format_pair_family,
@@ -59,14 +57,6 @@ MEASURE = """() => {
     headline: headline ? headline.textContent.trim() : null,
   };
 }"""
-
-
-@pytest.fixture(scope="module")
-def demo_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("demo")
-    result = CliRunner().invoke(cli, ["demo", "--out", str(out)])
-    assert result.exit_code == 0, result.output
-    return out / "site"
 
 
 async def _measure_all(site: Path) -> dict[tuple[int, str], dict[str, Any]]:
