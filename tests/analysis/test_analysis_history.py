@@ -146,6 +146,25 @@ def test_a_step_at_the_baseline_is_not_reported_again_at_the_next_version() -> N
     assert found.comparisons[0].verdict is Verdict.REGRESSION
 
 
+def test_a_drop_right_after_a_spike_down_at_the_baseline_is_judged_against_the_level() -> None:
+    # 1.10 is a one-off 25% spike down; 1.11 is 10% below the level of 1.0-1.9 though 20%
+    # above 1.10: a regression, shown against the history's level (issue 15)
+    series = _series([*HISTORY, 75.0, 90.0])
+    run = compare_versions([series], "1.10", "1.11", rng=np.random.default_rng(0))
+    (c,) = run.comparisons
+    assert c.verdict is Verdict.REGRESSION
+    assert c.evidence.delta_pct == pytest.approx(-10.0, abs=0.2)
+    assert "the baseline 1.10 lies -25.0% from the level of its history" in c.evidence.note
+
+
+def test_a_candidate_that_lost_part_of_a_spike_up_is_not_called_an_improvement() -> None:
+    series = _series([*HISTORY, 125.0, 110.0])  # 10% above the level, 12% below 1.10
+    run = compare_versions([series], "1.10", "1.11", rng=np.random.default_rng(0))
+    (c,) = run.comparisons
+    assert c.verdict is not Verdict.IMPROVEMENT
+    assert c.evidence.delta_pct == pytest.approx(-12.0, abs=0.01)  # shown against 1.10
+
+
 def test_an_outlier_in_the_history_is_named_in_the_note() -> None:
     series = _series([130.0, *HISTORY[1:], 90.0])
     (ev,) = collect_evidence([series], "1.9", "1.10", rng=np.random.default_rng(0)).evidence

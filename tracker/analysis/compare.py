@@ -36,7 +36,10 @@ with a noise of ``σ/√n`` instead of ``σ``. A floor on the single baseline va
 lost 2.5% of the 10% drops at 2% noise to that noise alone (issue 15). When the
 baseline itself lies past the floor from the history's level on the side of the
 change (a step *at* the baseline, reported by the previous comparison), the
-floor is judged on ``g`` as before. The history runs from the start of
+floor is judged on ``g`` as before, unless the candidate has come back past
+the floor towards a level it still lies past the floor below (an excursion down
+at the baseline, :func:`_baseline_excursion`): then the change shown and judged
+is the one against the level. The history runs from the start of
 the current segment (``segment_starts``, e.g. an acknowledged change) to the
 baseline, newest ``max_history`` points, the candidate excluded.
 """
@@ -84,6 +87,7 @@ __all__ = [
 ]
 
 FloatArray = npt.NDArray[np.float64]
+BoolArray = npt.NDArray[np.bool_]
 
 
 def _directional(
@@ -227,8 +231,15 @@ def _history_block(plans: Sequence[_Plan]) -> FloatArray:
     return block
 
 
-def _with_history_note(ev: ChangeEvidence, removed: float, used: float) -> ChangeEvidence:
+def _with_history_note(
+    ev: ChangeEvidence, removed: float, used: float, excursion: float | None = None
+) -> ChangeEvidence:
     notes = []
+    if excursion is not None:
+        notes.append(
+            f"the baseline {ev.baseline} lies {100.0 * math.expm1(excursion):+.1f}% from the "
+            "level of its history and the candidate between them: compared with that level"
+        )
     if removed >= 1.0:
         notes.append(
             f"{int(removed)} of {int(removed + used)} history points set aside as outliers"
@@ -255,8 +266,13 @@ def _evaluate_history(plans: Sequence[_Plan], policy: ComparePolicy) -> list[Cha
         confidence=policy.confidence,
         pool_min_series=policy.pool_min_series,
     )
-    g = sign * np.log(cand / base)
     level = sign * found.shift
+    floors = np.array([p.head.floor for p in plans])
+    g = sign * np.log(cand / base)
+    excursion = _baseline_excursion(g, level, floors)
+    offset = np.log(base) - np.log(cand) + found.shift  # the baseline against the level, raw
+    base = np.where(excursion, cand * np.exp(-found.shift), base)
+    g = np.where(excursion, level, g)
     p, other = _directional(g, sign, found.p_less, found.p_greater)
     advice = _advice(g, found.sd, policy)
     ends = np.sort(np.stack([sign * found.low, sign * found.high]), axis=0)
@@ -279,9 +295,25 @@ def _evaluate_history(plans: Sequence[_Plan], policy: ComparePolicy) -> list[Cha
             ),
             float(found.outliers[i]),
             float(found.used[i]),
+            float(offset[i]) if excursion[i] else None,
         )
         for i, plan in enumerate(plans)
     ]
+
+
+def _baseline_excursion(g: FloatArray, level: FloatArray, floor: FloatArray) -> BoolArray:
+    """Where the baseline lies far *below* its history's level and the candidate between
+    the two, past the floor from each: worse than the level, better than the baseline.
+
+    The baseline is then a one-off excursion (a spike, or a step the previous comparison
+    reported and the candidate has partly recovered from), and the candidate is judged and
+    shown against the history's level: a 10% drop right after a 25% spike down is still a
+    10% drop. A candidate within the floor of such a baseline stays judged on the pair (a
+    step *at* the baseline, not reported again). Only downwards (worse): a candidate
+    between a baseline far *above* the level and the level has lost part of the baseline's
+    gain, and calling that an improvement could hide a real regression.
+    """
+    return (level < -floor) & (g > floor)
 
 
 def _evaluate_threshold(plans: Sequence[_Plan]) -> list[ChangeEvidence]:
