@@ -9,6 +9,7 @@ import io
 import lzma
 import os
 import random
+import sys
 import tarfile
 import threading
 from collections.abc import Callable
@@ -17,8 +18,9 @@ from pathlib import Path
 import pytest
 
 from tracker.errors import ParseError
+from tracker.sources import inflate
 from tracker.sources.archive import open_archive, worth_keeping
-from tracker.sources.inflate import PIECE, Inflated, compression
+from tracker.sources.inflate import PIECE, SWITCH_INTERVAL_S, Inflated, compression
 
 COMPRESSORS: dict[str, Callable[[bytes], bytes]] = {
     "gz": gzip.compress,
@@ -75,6 +77,23 @@ def test_decompression_runs_ahead_and_stops_when_the_reader_closes_early(tmp_pat
     assert len(_ahead_threads()) == 1
     stream.close()  # the thread may be waiting to hand a piece over: it stops all the same
     assert not _ahead_threads()
+
+
+def test_the_switch_interval_is_short_while_decompression_runs_and_restored_after(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(inflate, "PIECE", 1 << 16)  # 32 pieces: the threads wait on the reader
+    data = random.Random(8).randbytes(32 << 16)
+    path = tmp_path / "big.gz"
+    path.write_bytes(gzip.compress(data, compresslevel=1))
+    before = sys.getswitchinterval()
+    first, second = Inflated(path, "gz"), Inflated(path, "gz")
+    assert first.read(10) == second.read(10) == data[:10]
+    assert sys.getswitchinterval() == pytest.approx(min(before, SWITCH_INTERVAL_S))
+    first.close()  # the other thread still runs: still short
+    assert sys.getswitchinterval() == pytest.approx(min(before, SWITCH_INTERVAL_S))
+    second.close()
+    assert sys.getswitchinterval() == before
 
 
 def test_gzip_padding_after_the_stream_is_no_data(tmp_path: Path) -> None:
