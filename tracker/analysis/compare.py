@@ -292,6 +292,7 @@ def _evaluate_history(plans: Sequence[_Plan], policy: ComparePolicy) -> list[Cha
                 min_p=0.0,
                 advised_repeats=advice[i],
                 level_g=float(level[i]),
+                baseline_outlier=bool(found.last_outlier[i]),
             ),
             float(found.outliers[i]),
             float(found.used[i]),

@@ -124,20 +124,29 @@ class ChangeEvidence:
     p_opposite: float | None = None
     advised_repeats: int | None = None
     level_g: float | None = None
+    baseline_outlier: bool | None = None
 
     @property
     def floor_g(self) -> float | None:
         """The direction-aware change the floor is judged on.
 
         ``level_g`` when set, unless the baseline itself lies past the floor from the
-        history's level on the same side (``level_g − g`` is the baseline's offset):
-        then ``g``, so that a step *at* the baseline is not found again at the next
-        version. Past the floor it has the sign of ``g``.
+        history's level on the same side (``level_g − g`` is the baseline's offset)
+        and the history's outlier test set it aside (``baseline_outlier``; ``None``:
+        not known): then ``g``, so that a step *at* the baseline, which the previous
+        comparison found, is not found again at the next version. A baseline past the
+        floor that the test kept is noise the previous comparison could not confirm,
+        and a candidate a further step below it is judged against the level. Past the
+        floor it has the sign of ``g``.
         """
         if self.level_g is None or self.g is None:
             return self.g
         offset = self.level_g - self.g
-        stepped = abs(offset) > self.floor and (offset < 0.0) == (self.level_g < 0.0)
+        stepped = (
+            abs(offset) > self.floor
+            and (offset < 0.0) == (self.level_g < 0.0)
+            and self.baseline_outlier is not False
+        )
         return self.g if stepped else self.level_g
 
     def one_sided(self) -> tuple[float, float] | None:
