@@ -27,7 +27,8 @@ Each case uses 1,000 series and goes through the public API:
 * **time**: 10,000 series × 50 single values: the newest pair compared (one BH
   run) and change points of every series, median of 3.
 
-``python benchmarks/bench_detection.py [--seeds 10] [--out PATH]`` (ten seeds, as the issue measured).
+``python benchmarks/bench_detection.py [--seeds 10] [--out PATH]`` (ten seeds, as the
+issue measured).
 """
 
 from __future__ import annotations

@@ -303,16 +303,13 @@ def _evaluate_history(plans: Sequence[_Plan], policy: ComparePolicy) -> list[Cha
 
 
 def _baseline_excursion(g: FloatArray, level: FloatArray, floor: FloatArray) -> BoolArray:
-    """Where the baseline lies far *below* its history's level and the candidate between
-    the two, past the floor from each: worse than the level, better than the baseline.
-
-    The baseline is then a one-off excursion (a spike, or a step the previous comparison
-    reported and the candidate has partly recovered from), and the candidate is judged and
-    shown against the history's level: a 10% drop right after a 25% spike down is still a
-    10% drop. A candidate within the floor of such a baseline stays judged on the pair (a
-    step *at* the baseline, not reported again). Only downwards (worse): a candidate
-    between a baseline far *above* the level and the level has lost part of the baseline's
-    gain, and calling that an improvement could hide a real regression.
+    """Where the candidate lies past the floor below its history's level *and* past the
+    floor above the baseline: the baseline was a one-off excursion down (a spike, or a
+    step the candidate partly recovered from), and the candidate is judged and shown
+    against the level (a 10% drop right after a 25% spike down is still a 10% drop).
+    Within the floor of the baseline it stays judged on the pair (a step *at* the
+    baseline). Only downwards: below a baseline far *above* the level, calling the
+    candidate an improvement could hide a real regression.
     """
     return (level < -floor) & (g > floor)
 
@@ -322,15 +319,8 @@ def _evaluate_threshold(plans: Sequence[_Plan]) -> list[ChangeEvidence]:
     for plan in plans:
         base, cand = plan.base[0], plan.cand[0]
         g = direction(plan.head.higher_is_better) * math.log(cand / base)
-        out.append(
-            _replace(
-                plan.head,
-                method=Method.THRESHOLD,
-                baseline_level=base,
-                candidate_level=cand,
-                g=g,
-            )
-        )
+        head = _replace(plan.head, method=Method.THRESHOLD, g=g)
+        out.append(_replace(head, baseline_level=base, candidate_level=cand))
     return out
 
 
