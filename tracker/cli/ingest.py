@@ -66,11 +66,10 @@ def db_current(ctx: click.Context) -> None:
         tracker db current
     """
     with open_store(ctx, upgrade=False) as store:
-        from tracker.store.first_use import is_shipped_revision
-        from tracker.store.schema import head_revision
+        from tracker.store.first_use import HEAD_REVISION, is_shipped_revision
 
         revision = store.revision()
-        head = head_revision()
+        head = HEAD_REVISION
         if revision is None:
             echo_label(f"{store.url}: empty (no schema yet; run `tracker db upgrade`)")
         elif revision != head and not is_shipped_revision(revision):

@@ -29,13 +29,15 @@ from contextlib import contextmanager
 from multiprocessing.connection import Connection, wait
 from multiprocessing.context import ForkContext, ForkServerContext, SpawnContext
 from multiprocessing.process import BaseProcess
-from typing import Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from tracker.readers.base import ProgressCallback, Reader, Reading
-from tracker.readers.mlperf_parallel import MIN_PARALLEL_FOLDERS, UnitMap, read_round_parallel
 from tracker.records import SourceSpec
 from tracker.sources.tree import SourceTree
 from tracker.sources.tree_parts import PartedFolderTree
+
+if TYPE_CHECKING:
+    from tracker.readers.mlperf_parallel import UnitMap
 
 __all__ = ["MIN_PARALLEL_FOLDERS", "default_jobs", "read_source", "worker_pool"]
 
@@ -60,8 +62,21 @@ class _PartedRead(Protocol):
     ) -> Reading: ...
 
 
-_PARTED_READS: dict[str, _PartedRead] = {"mlperf-inference": read_round_parallel}
-"""The kinds of source that can be read in parts, and how."""
+MIN_PARALLEL_FOLDERS: int | None = None
+"""Result folders (about) below which a source is read in one process; ``None``: the parted
+reader's own (:data:`tracker.readers.mlperf_parallel.MIN_PARALLEL_FOLDERS`). Tests lower it."""
+
+
+def _parted_read(kind: str) -> tuple[_PartedRead, int] | None:
+    """How a source of ``kind`` is read in parts and from how many result folders; ``None``
+    for a kind that is read in one process. The parted reader is imported here, when used
+    (an ingest of another kind, or with one job, never loads it)."""
+    if kind != "mlperf-inference":
+        return None
+    from tracker.readers.mlperf_parallel import MIN_PARALLEL_FOLDERS as least
+    from tracker.readers.mlperf_parallel import read_round_parallel
+
+    return read_round_parallel, least
 
 
 def default_jobs() -> int:
@@ -86,19 +101,20 @@ def read_source(
     jobs: int,
 ) -> Reading:
     """What ``reader`` finds in ``tree``: read in parts by ``jobs`` processes where the kind
-    allows it and the source is large enough (:data:`MIN_PARALLEL_FOLDERS` result folders),
-    else by ``reader`` in this process."""
-    parted = _PARTED_READS.get(kind)
-    if jobs <= 1 or parted is None or not isinstance(tree, PartedFolderTree):
+    allows it and the source is large enough (the parted reader's threshold of result folders,
+    or :data:`MIN_PARALLEL_FOLDERS` when set), else by ``reader`` in this process."""
+    parted = None if jobs <= 1 or not isinstance(tree, PartedFolderTree) else _parted_read(kind)
+    if parted is None:
         return reader.read(tree, spec, strict=strict, progress=progress)
+    read_in_parts, least = parted
     with worker_pool(jobs) as pool:
-        return parted(
+        return read_in_parts(
             tree,
             spec,
             strict=strict,
             progress=progress,
             pool=pool,
-            min_folders=MIN_PARALLEL_FOLDERS,  # read when called: tests lower it
+            min_folders=least if MIN_PARALLEL_FOLDERS is None else MIN_PARALLEL_FOLDERS,
         )
 
 

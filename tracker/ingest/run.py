@@ -14,6 +14,7 @@ from pathlib import Path
 
 from tracker.errors import ConfigError, ParseError, TrackerError
 from tracker.ingest.jobs import Job, parse_job
+from tracker.ingest.notes import correction_note, invalid_entry, invalid_note
 from tracker.ingest.parallel import read_source
 from tracker.readers import KINDS, detect_kind, reader_for
 from tracker.readers.base import (
@@ -24,16 +25,16 @@ from tracker.readers.base import (
     require_positive,
     take_tree_problems,
 )
-from tracker.records import ResultRecord, SourceRecord, SourceSpec
-from tracker.sources.archive import ArchiveTree, is_archive, open_archive
+from tracker.records import SourceRecord, SourceSpec
 from tracker.sources.archive_identity import unchanged_archive
 from tracker.sources.fetch import DEFAULT_CACHE_DIR, Download, FetchOptions, fetch
 from tracker.sources.remote import is_url, resolve_url
 from tracker.sources.snapshots import Snapshot, SnapshotCache, snapshot_key
-from tracker.sources.tree import FileTree, SourceTree, content_sha256
+from tracker.sources.tree import FileTree, FolderTree, SourceTree, content_sha256
 from tracker.sources.tree_parts import PartedFolderTree, holds_no_file
-from tracker.store.corrections import Correction
 from tracker.store.facade import SaveOutcome, Store
+
+# tracker.sources.archive (tarfile, zipfile, lzma) is imported where an archive is opened.
 
 __all__ = [
     "KINDS",
@@ -49,12 +50,6 @@ __all__ = [
 
 RESULT_FILE_SUFFIXES = frozenset({".json", ".jsonl"})
 """A single file with one of these suffixes is a source of its own (one result file)."""
-
-INVALID_LISTED = 3
-"""How many invalid results the ingest summary names (the rest are counted)."""
-
-CORRECTIONS_LISTED = 3
-"""How many stored results that differ from a source the ingest names (the rest are counted)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,6 +130,8 @@ def _open(
         raise ConfigError(f"{location}: not a regular file (a FIFO, a device or a socket)")
     _skip_unchanged(path, None, None, known)
     tree = _open_file(path, location, None)
+    from tracker.sources.archive import ArchiveTree
+
     if sha256 and isinstance(tree, ArchiveTree) and tree.sha256 != sha256.lower():
         tree.close()
         raise ConfigError(f"{location}: sha256 is {tree.sha256}, the pin says {sha256}")
@@ -142,6 +139,8 @@ def _open(
 
 
 def _open_file(path: Path, location: str, sha256: str | None) -> SourceTree:
+    from tracker.sources.archive import is_archive, open_archive
+
     if is_archive(path):
         return open_archive(path, location=location, sha256=sha256)
     if path.suffix in RESULT_FILE_SUFFIXES:
@@ -213,7 +212,7 @@ def ingest_source(
     finally:
         _close(tree)
     reading = stored.reading
-    invalid = tuple(_invalid(result) for result in reading.results if not result.is_valid)
+    invalid = tuple(invalid_entry(result) for result in reading.results if not result.is_valid)
     notes = reading.notes | ({invalid_note(invalid)} if invalid else set())
     if stored.saved is not None and stored.saved.differing:
         notes.add(correction_note(stored.saved.differing, replaced=False))
@@ -230,42 +229,6 @@ def ingest_source(
         download=download,
         invalid=invalid,
     )
-
-
-def invalid_note(invalid: tuple[str, ...]) -> str:
-    """One line for the results stored as invalid: their count and the first few."""
-    count = len(invalid)
-    listed = "; ".join(invalid[:INVALID_LISTED])
-    more = f"; and {count - INVALID_LISTED} more" if count > INVALID_LISTED else ""
-    return f"{count} result{'' if count == 1 else 's'} stored as invalid: {listed}{more}"
-
-
-def correction_note(corrections: tuple[Correction, ...], *, replaced: bool) -> str:
-    """One line for the stored results that differ from a source: their count and the first few."""
-    count = len(corrections)
-    listed = ", ".join(_correction(c) for c in corrections[:CORRECTIONS_LISTED])
-    more = f", and {count - CORRECTIONS_LISTED} more" if count > CORRECTIONS_LISTED else ""
-    results = f"{count} stored result{'' if count == 1 else 's'}"
-    if replaced:
-        return f"{results} replaced by this source's values: {listed}{more}"
-    return (
-        f"{results} differ{'s' if count == 1 else ''} from this source (an upstream correction?): "
-        f"{listed}{more}; run again with --replace to take the new values"
-    )
-
-
-def _correction(c: Correction) -> str:
-    old, new = f"{c.stored_value:,}", f"{c.value:,}"
-    if c.stored_valid != c.valid:
-        old += " (valid)" if c.stored_valid else " (invalid)"
-        new += " (valid)" if c.valid else " (invalid)"
-    return f"{c.location}: {old} → {new}"
-
-
-def _invalid(result: ResultRecord) -> str:
-    reason = result.extra.get("invalid_reason")
-    where = result.location or result.artifact_path
-    return f"{where}: {reason}" if isinstance(reason, str) and reason else where
 
 
 @dataclass(frozen=True, slots=True)
@@ -358,6 +321,11 @@ def _unchanged(store: Store, tree: SourceTree, known: Snapshot) -> bool:
 
 
 def _close(tree: SourceTree) -> None:
+    """Close an archive's tree (a folder's or a file's holds nothing open)."""
+    if isinstance(tree, FolderTree):
+        return
+    from tracker.sources.archive import ArchiveTree
+
     if isinstance(tree, ArchiveTree):
         tree.close()
 

@@ -2,54 +2,125 @@
 
 A reader walks a :class:`tracker.sources.tree.SourceTree`, hands the bytes to a parser
 (:mod:`tracker.parsers`), applies the labels of the :class:`SourceSpec` and
-returns a :class:`Reading`. Adding a kind is adding a module here and a line
-in ``READERS``.
+returns a :class:`Reading`. Adding a kind is adding a module here, its kind in
+``KINDS`` and a case in ``_load``.
+
+A reader's module (and its parsers) is imported when its kind is first asked for,
+or when detection reaches it: an ingest of one kind loads that kind's reader, not
+all twelve (``tests/test_startup.py`` checks it).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
+
 from tracker.errors import ConfigError
-from tracker.readers.aiperf import AIPerfReader
 from tracker.readers.base import Reader, Reading
-from tracker.readers.genai_perf import GenAIPerfReader
-from tracker.readers.generic_bench import (
-    bench_json_reader,
-    google_benchmark_reader,
-    pytest_benchmark_reader,
-)
-from tracker.readers.inferencex import InferenceXReader
-from tracker.readers.loadgen import LoadGenReader
-from tracker.readers.mlperf import MLPerfInferenceReader
-from tracker.readers.mlperf_endpoints import EndpointsReader
-from tracker.readers.mlperf_table import MLPerfTableReader
-from tracker.readers.mlperf_training import MLPerfTrainingReader
-from tracker.readers.vllm_bench import VLLMBenchReader
 from tracker.sources.tree import SourceTree
 
 __all__ = ["KINDS", "READERS", "Reader", "Reading", "detect_kind", "reader_for"]
 
-READERS: dict[str, Reader] = {
-    reader.kind: reader
-    for reader in (
-        # a published MLPerf round first: its tree also holds LoadGen logs and JSON files
-        MLPerfInferenceReader(),
-        MLPerfTableReader(),
-        MLPerfTrainingReader(),
-        # recognised by file names first, then by content (InferenceX before vLLM:
-        # an InferenceX folder may hold the raw vLLM files its rows were made from)
-        AIPerfReader(),
-        GenAIPerfReader(),
-        EndpointsReader(),
-        InferenceXReader(),
-        VLLMBenchReader(),
-        LoadGenReader(),
-        # microbenchmark files, by content; BMF's shape is the loosest: last
-        google_benchmark_reader,
-        pytest_benchmark_reader,
-        bench_json_reader,
-    )
-}
-KINDS: tuple[str, ...] = tuple(READERS)
+KINDS: tuple[str, ...] = (
+    # a published MLPerf round first: its tree also holds LoadGen logs and JSON files
+    "mlperf-inference",
+    "mlperf-table",
+    "mlperf-training",
+    # recognised by file names first, then by content (InferenceX before vLLM:
+    # an InferenceX folder may hold the raw vLLM files its rows were made from)
+    "aiperf",
+    "genai-perf",
+    "mlperf-endpoints",
+    "inferencex",
+    "vllm-bench",
+    "loadgen",
+    # microbenchmark files, by content; BMF's shape is the loosest: last
+    "google-benchmark",
+    "pytest-benchmark",
+    "bench-json",
+)
+"""Every kind of source, in the order :func:`detect_kind` tries them."""
+
+
+def _load(kind: str) -> Reader:
+    """The reader of ``kind`` (one of :data:`KINDS`), its module imported now."""
+    match kind:
+        case "mlperf-inference":
+            from tracker.readers.mlperf import MLPerfInferenceReader
+
+            return MLPerfInferenceReader()
+        case "mlperf-table":
+            from tracker.readers.mlperf_table import MLPerfTableReader
+
+            return MLPerfTableReader()
+        case "mlperf-training":
+            from tracker.readers.mlperf_training import MLPerfTrainingReader
+
+            return MLPerfTrainingReader()
+        case "aiperf":
+            from tracker.readers.aiperf import AIPerfReader
+
+            return AIPerfReader()
+        case "genai-perf":
+            from tracker.readers.genai_perf import GenAIPerfReader
+
+            return GenAIPerfReader()
+        case "mlperf-endpoints":
+            from tracker.readers.mlperf_endpoints import EndpointsReader
+
+            return EndpointsReader()
+        case "inferencex":
+            from tracker.readers.inferencex import InferenceXReader
+
+            return InferenceXReader()
+        case "vllm-bench":
+            from tracker.readers.vllm_bench import VLLMBenchReader
+
+            return VLLMBenchReader()
+        case "loadgen":
+            from tracker.readers.loadgen import LoadGenReader
+
+            return LoadGenReader()
+        case "google-benchmark":
+            from tracker.readers.generic_bench import google_benchmark_reader
+
+            return google_benchmark_reader
+        case "pytest-benchmark":
+            from tracker.readers.generic_bench import pytest_benchmark_reader
+
+            return pytest_benchmark_reader
+        case "bench-json":
+            from tracker.readers.generic_bench import bench_json_reader
+
+            return bench_json_reader
+    raise KeyError(kind)
+
+
+class _Readers(Mapping[str, Reader]):
+    """Kind -> reader, in :data:`KINDS` order; each reader made (imported) on first access."""
+
+    def __init__(self) -> None:
+        self._made: dict[str, Reader] = {}
+
+    def __getitem__(self, kind: str) -> Reader:
+        reader = self._made.get(kind)
+        if reader is None:
+            if kind not in KINDS:
+                raise KeyError(kind)
+            reader = self._made[kind] = _load(kind)
+        return reader
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(KINDS)
+
+    def __len__(self) -> int:
+        return len(KINDS)
+
+    def __contains__(self, kind: object) -> bool:
+        return kind in KINDS
+
+
+READERS: Mapping[str, Reader] = _Readers()
+"""Every reader by its kind, in detection order (a reader's module loads on first access)."""
 
 
 def reader_for(kind: str) -> Reader:
@@ -60,7 +131,10 @@ def reader_for(kind: str) -> Reader:
 
 
 def detect_kind(tree: SourceTree) -> str:
-    """The kind of the source, recognised from its files; the first reader that claims it."""
+    """The kind of the source, recognised from its files; the first reader that claims it.
+
+    Readers are loaded one by one as detection reaches them (the first usually claims it).
+    """
     for reader in READERS.values():
         if reader.detect(tree):
             return reader.kind

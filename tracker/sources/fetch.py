@@ -25,12 +25,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
-
-import httpx
 
 from tracker.errors import FetchError
 from tracker.paths import DEFAULT_CACHE_DIR
+
+# httpx is imported by the functions that talk HTTP: a source that is not a URL never loads it.
+if TYPE_CHECKING:
+    import httpx
 
 __all__ = ["DEFAULT_CACHE_DIR", "Download", "FetchOptions", "fetch"]
 
@@ -113,6 +116,8 @@ def fetch(url: str, options: FetchOptions, *, expected_sha256: str | None = None
     pin = expected_sha256.lower() if expected_sha256 else None
     if meta is not None and pin and meta.get("sha256") != pin:
         meta = None  # the cached body is not the pinned one: ask for it afresh
+    import httpx
+
     timeout = httpx.Timeout(
         options.read_timeout_s, connect=options.connect_timeout_s, pool=options.connect_timeout_s
     )
@@ -131,6 +136,8 @@ def _with_retries(
     options: FetchOptions,
     pin: str | None,
 ) -> Download:
+    import httpx
+
     transfer = _Transfer()
     reason = ""
     entry.drop_partial()  # left by a process that was killed: its validator is unknown
@@ -225,6 +232,8 @@ def _continues(response: httpx.Response, transfer: _Transfer) -> bool:
 
 
 def _describe(error: httpx.TransportError, options: FetchOptions) -> str:
+    import httpx
+
     if isinstance(error, httpx.ReadTimeout):
         return f"the server sent nothing for {options.read_timeout_s:g} s (read timeout)"
     if isinstance(error, httpx.ConnectTimeout):
@@ -295,6 +304,8 @@ class _Entry:
         self, response: httpx.Response, options: FetchOptions, transfer: _Transfer, pin: str | None
     ) -> Download:
         """Stream the body (or its rest, after ``transfer.kept`` bytes) and move it into place."""
+        import httpx
+
         expected = transfer.total if transfer.kept else _content_length(response)
         if expected is not None and expected > options.max_bytes:
             raise FetchError(self.url, f"{expected} bytes is over the {options.max_bytes} cap")

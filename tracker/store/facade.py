@@ -13,17 +13,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from sqlalchemy import URL, Engine
 from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 
-from tracker.analysis_records import (
-    AnalysisRunSettings,
-    FindingRecord,
-    FindingsSaved,
-    StoredFinding,
-)
 from tracker.errors import StoreError, TrackerError
 from tracker.records import (
     AnalysisSample,
@@ -34,8 +28,7 @@ from tracker.records import (
     SweepSample,
     VersionInfo,
 )
-from tracker.store import findings as _findings
-from tracker.store import read, runs, systems, write
+from tracker.store import read, systems, write
 from tracker.store.engine import (
     advice_after,
     create_store_engine,
@@ -44,10 +37,19 @@ from tracker.store.engine import (
     refuse_missing_folder,
     sqlite_file,
 )
-from tracker.store.first_use import upgrade_to_head
-from tracker.store.schema import current_revision
-from tracker.store.systems import AliasOutcome, SystemSummary
+from tracker.store.first_use import stored_revision, upgrade_to_head
 from tracker.store.write import SaveOutcome
+
+# The findings and analysis runs are imported by the methods that use them: an
+# ingest never loads them (nor Alembic, unless the schema must be migrated).
+if TYPE_CHECKING:
+    from tracker.analysis_records import (
+        AnalysisRunSettings,
+        FindingRecord,
+        FindingsSaved,
+        StoredFinding,
+    )
+    from tracker.store.systems import AliasOutcome, SystemSummary
 
 __all__ = ["SaveOutcome", "Store", "normalise_database_url"]
 
@@ -83,14 +85,14 @@ class Store:
         store = cls(create_store_engine(parsed))
         try:
             with store._reported("open"):
-                revision = current_revision(store.engine)  # connects: a wrong file fails here
+                revision = stored_revision(store.engine)  # connects: a wrong file fails here
                 if upgrade and revision is None and not create:
                     raise StoreError(
                         f"the database {store.url} holds no tracker data (no tables); "
                         f"run `tracker ingest` first or {_NEXT_STEP}"
                     )
                 if upgrade:
-                    upgrade_to_head(store.engine)
+                    upgrade_to_head(store.engine, revision)
         except ValueError as error:  # the driver refuses the file name (a NUL byte)
             store.close()
             raise StoreError(
@@ -147,7 +149,7 @@ class Store:
     def revision(self) -> str | None:
         """The schema revision the database is at."""
         with self._reported("read"):
-            return current_revision(self.engine)
+            return stored_revision(self.engine)
 
     def count_rows(self) -> dict[str, int]:
         """Rows per table, for summaries and tests."""
@@ -254,25 +256,33 @@ class Store:
 
         ``settings`` (the run's) are stored with them, in the same transaction.
         """
+        from tracker.store.findings import save_findings
+
         with self._reported("write to"):
-            return _findings.save_findings(self.engine, findings, analysed_at, evaluated, settings)
+            return save_findings(self.engine, findings, analysed_at, evaluated, settings)
 
     def latest_analysis_settings(self) -> AnalysisRunSettings | None:
         """The settings of the newest stored analysis run; ``None`` when none was stored."""
+        from tracker.store.runs import latest_run
+
         with self._reported("read"):
-            return runs.latest_run(self.engine)
+            return latest_run(self.engine)
 
     def list_findings(self, *, status: str | None = None) -> list[StoredFinding]:
         """Stored findings, oldest first; only those with ``status`` when given."""
+        from tracker.store.findings import list_findings
+
         with self._reported("read"):
-            return _findings.list_findings(self.engine, status)
+            return list_findings(self.engine, status)
 
     def set_finding_status(
         self, finding_id: int, *, status: str, note: str | None = None
     ) -> StoredFinding:
         """Triage one finding: set its status (and note); analysis keeps it while it holds."""
+        from tracker.store.findings import set_finding_status
+
         with self._reported("write to"):
-            return _findings.set_finding_status(self.engine, finding_id, status, note)
+            return set_finding_status(self.engine, finding_id, status, note)
 
     def list_systems(self) -> list[SystemSummary]:
         """Every stored system with the versions it has results in and its aliases."""
