@@ -1,7 +1,10 @@
 """The database tables (SQLModel). Only :mod:`tracker.store` uses them.
 
-Tables are created and changed only by the Alembic migrations in
-``migrations/``; ``tests/store/test_migrations.py`` checks that the two agree.
+Tables are changed only by the Alembic migrations in ``migrations/``;
+``tests/store/test_migrations.py`` checks that the two agree. A new, empty SQLite
+file is the one case where they are created from these models, at the head
+revision (:mod:`tracker.store.first_use`; ``tests/store/test_new_database.py``
+compares the result with what the migrations make).
 """
 
 from __future__ import annotations
