@@ -21,27 +21,17 @@ import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, NoReturn, Self
+from typing import IO, NoReturn
 
 from tracker.errors import ParseError
 from tracker.sources.inflate import Inflated, compression
+from tracker.sources.tar_headers import Entry, Refused, TarWalk
 
 __all__ = ["Index", "Member", "Symlink", "TarIndex", "ZipIndex"]
 
 _TAR_ERRORS = (tarfile.TarError, OSError, EOFError, zlib.error, lzma.LZMAError)
 KEPT_BYTES = 512 << 20
 """At most this many bytes of wanted members are kept from the index pass (the rest: read later)."""
-_EXTENDED_HEADERS = frozenset(
-    {
-        tarfile.XHDTYPE,
-        tarfile.XGLTYPE,
-        tarfile.SOLARIS_XHDTYPE,
-        tarfile.GNUTYPE_LONGNAME,
-        tarfile.GNUTYPE_LONGLINK,
-    }
-)
-_EXTENDED_HEADER_LIMIT = 1 << 20
-"""Bytes a pax or GNU long-name header may hold (tarfile reads one into memory at once)."""
 _CLEAN_ENDS = frozenset({"EOFHeaderError", "EmptyHeaderError"})
 """How :mod:`tarfile` says a member list ended well: a zero block, or the end of the file."""
 _LINK_TARGET_LIMIT = 4096
@@ -82,48 +72,15 @@ class Symlink:
     target: str
 
 
-class _Refused(Exception):
-    """An entry that refuses the archive (raised from inside :mod:`tarfile`)."""
-
-
-class _Header(tarfile.TarInfo):
-    """A tar header that refuses oversized extended headers and records how the archive ended."""
-
-    @classmethod
-    def frombuf(cls, buf: bytes | bytearray, encoding: str, errors: str) -> Self:
-        info = super().frombuf(buf, encoding, errors)
-        if info.type in _EXTENDED_HEADERS and info.size > _EXTENDED_HEADER_LIMIT:
-            raise _Refused(
-                f"refused: an extended header ({info.name!r}) of {info.size} bytes, over the "
-                f"{_EXTENDED_HEADER_LIMIT}-byte limit (a decompression bomb?)"
-            )
-        return info
-
-    @classmethod
-    def fromtarfile(cls, archive: tarfile.TarFile) -> Self:
-        try:
-            info = super().fromtarfile(archive)
-        except tarfile.HeaderError as error:
-            if isinstance(archive, _Tar):
-                archive.ended_on = error
-            raise
-        if isinstance(archive, _Tar):
-            archive.ended_on = None
-        return info
-
-
-class _Tar(tarfile.TarFile):
-    ended_on: Exception | None = None
-    """The header error that ended the member list (a zero block or the end of the file is fine)."""
-
-
 class TarIndex:
     """The members of a (possibly compressed) tar archive, read in one pass.
 
     The pass decompresses the stream once, forward only (:class:`Inflated`),
-    and keeps the data of each member that ``wanted`` accepts (by name and
-    size), read just after the member's header was checked; a member read
-    later that was not kept costs a second pass over the archive.
+    walks its headers (:class:`~tracker.sources.tar_headers.TarWalk`: what
+    :mod:`tarfile` would list, at a fraction of its cost) and keeps the data of
+    each member that ``wanted`` accepts (by name and size), read just after the
+    member's header was checked; a member read later that was not kept costs a
+    second pass over the archive.
     """
 
     def __init__(
@@ -136,41 +93,43 @@ class TarIndex:
         self._room = KEPT_BYTES
         self._later: tarfile.TarFile | None = None
         """The archive opened again for members that were not kept (seekable, slow)."""
+        self._data: dict[str, tuple[int, int]] = {}
+        """Where each regular member's data starts in the tar stream, and its size."""
         try:
             kind = compression(path)
             stream: Inflated | IO[bytes] = Inflated(path, kind) if kind else path.open("rb")
         except OSError as error:
             raise ParseError(shown, f"not a readable tar archive ({error})") from None
         self._stream = stream
+        self._walk = TarWalk(stream)
         try:
-            self.archive = _Tar.open(fileobj=stream, mode="r:", tarinfo=_Header)  # type: ignore[call-overload]
-        except _Refused as refused:
+            self._first = self._walk.next()
+        except Refused as refused:
             stream.close()
             raise ParseError(shown, str(refused)) from None
         except _TAR_ERRORS as error:
             stream.close()
             raise ParseError(shown, f"not a readable tar archive ({error})") from None
-        self.infos: dict[str, tarfile.TarInfo] = {}
 
     def members(self) -> Iterator[Member | Symlink | None]:
         """Every member in archive order (``None`` for a folder); hostile ones raise."""
         last = ""
+        walk = self._walk
         try:
-            for order, info in enumerate(self.archive):
-                last = info.name
-                member = self._member(order, info)
+            for order, entry in enumerate(self._entries()):
+                last = entry.name
+                member = self._member(order, entry)
                 yield member  # checked by the caller before any of its data is decompressed
                 if isinstance(member, Member) and self._keep(member):
-                    data = self.archive.extractfile(info)
-                    self._kept[member.name] = data.read() if data is not None else b""
-        except _Refused as refused:
+                    self._kept[member.name] = walk.read(entry)
+        except Refused as refused:
             raise ParseError(self.shown, str(refused)) from None
         except _TAR_ERRORS as error:
             after = f" after member {last!r}" if last else ""
             raise ParseError(
                 self.shown, f"the archive is damaged or truncated{after} ({error})"
             ) from None
-        ended = self.archive.ended_on
+        ended = walk.ended_on
         if ended is not None and type(ended).__name__ not in _CLEAN_ENDS:
             raise ParseError(
                 self.shown,
@@ -178,24 +137,32 @@ class TarIndex:
                 f"{last!r} holds more than its header says, or the archive is damaged",
             )
 
-    def _member(self, order: int, info: tarfile.TarInfo) -> Member | Symlink | None:
-        if info.isdir():
+    def _entries(self) -> Iterator[Entry]:
+        entry, self._first = self._first, None
+        while entry is not None:
+            yield entry
+            entry = self._walk.next()
+
+    def _member(self, order: int, entry: Entry) -> Member | Symlink | None:
+        kind = entry.kind
+        if kind == tarfile.DIRTYPE:
             return None
-        if info.issym():
-            return Symlink(info.name, info.linkname)
-        if info.issparse():
-            _refuse(self.shown, info.name, "a sparse file")
-        if info.isfile():
-            self.infos[info.name] = info
-            return Member(info.name, info.size, order, None)
-        if info.islnk():
+        if kind == tarfile.SYMTYPE:
+            return Symlink(entry.name, entry.linkname)
+        if entry.sparse:
+            _refuse(self.shown, entry.name, "a sparse file")
+        if kind in tarfile.REGULAR_TYPES:
+            self._data[entry.name] = (entry.data_at, entry.size)
+            return Member(entry.name, entry.size, order, None)
+        if kind == tarfile.LNKTYPE:
             _refuse(
                 self.shown,
-                info.name,
-                f"a hard link to {info.linkname!r}; make the archive with `tar --hard-dereference`",
+                entry.name,
+                f"a hard link to {entry.linkname!r}; make the archive with "
+                "`tar --hard-dereference`",
             )
         kinds = {tarfile.CHRTYPE: "a character device", tarfile.BLKTYPE: "a block device"}
-        _refuse(self.shown, info.name, kinds.get(info.type, _other(info.type)))
+        _refuse(self.shown, entry.name, kinds.get(kind, _other(kind)))
 
     def _keep(self, member: Member) -> bool:
         if self._wanted is None or member.size > self._room:
@@ -210,7 +177,6 @@ class TarIndex:
         return self._kept.pop(member.name, None)
 
     def close(self) -> None:
-        self.archive.close()
         self._stream.close()
         if self._later is not None:
             self._later.close()
@@ -219,7 +185,9 @@ class TarIndex:
     def open(self, member: Member) -> IO[bytes]:
         if self._later is None:
             self._later = tarfile.open(self.path, mode="r:*")
-        stream = self._later.extractfile(self.infos[member.name])
+        info = tarfile.TarInfo(member.name)
+        info.offset_data, info.size = self._data[member.name]
+        stream = self._later.extractfile(info)
         if stream is None:
             raise ParseError(self.shown, f"{member.name}: not a regular file")
         return stream
