@@ -179,6 +179,8 @@ class Assembler:
         self.tree = tree
         self.files = files
         self.round = round_label
+        self.software = software(round_label)
+        """The software of every result (the round), one record shared by all."""
         self.rows = rows
         self.strict = strict
         self.disagreements: list[str] = []
@@ -236,7 +238,7 @@ class Assembler:
             raise _DependencyFailed(log_path)
         return ResultRecord(
             system=system.record,
-            software=software(self.round),
+            software=self.software,
             benchmark=canonical_benchmark(folder.benchmark),
             scenario=folder.scenario,
             metric=primary.metric,
