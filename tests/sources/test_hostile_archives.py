@@ -3,9 +3,10 @@
 Each archive is the Lenovo part of the v5.1 round (17 good runs, so a reader that
 let the hostile entry through would store results) plus one hostile entry: a
 path out of the archive, a link, a device, a member whose data disagrees with
-its header, a decompression bomb, zip entries sharing their data. ``tracker
-ingest`` must exit 2 with ``Error: <archive>...: refused ...`` naming the
-member, leave the database empty and write no file outside the cache folder.
+its header, a decompression bomb, zip entries sharing their data, tar headers
+of hostile sizes or records (plain ``.tar`` too). ``tracker ingest`` must exit 2
+with ``Error: <archive>...: refused ...`` naming the member, leave the database
+empty and write no file outside the cache folder.
 """
 
 from __future__ import annotations
@@ -163,6 +164,82 @@ def duplicate_member(folder: Path, tmp_path: Path) -> Path:
     return _tar_gz(folder, tmp_path, _file(f"{TOP}/{LOG}", b"a second, different copy"))
 
 
+# --- tar headers of hostile sizes and records ---------------------------------------------
+
+EVIL = f"{TOP}/closed/Lenovo/evil.txt"
+PAX_NAME = f"{TOP}/PaxHeaders/evil.txt"
+
+
+def _tar(folder: Path, tmp_path: Path, *blocks: bytes) -> Path:
+    """An uncompressed ``.tar`` (read with seeks, where tarfile's code fails otherwise)."""
+    archive = tmp_path / "hostile.tar"
+    archive.write_bytes(_round_blocks(folder) + b"".join(blocks) + bytes(2 * tarfile.BLOCKSIZE))
+    return archive
+
+
+def _sized(header: bytes, field: bytes) -> bytes:
+    """``header`` with its 12-byte size field replaced by ``field`` (its checksum made right)."""
+    block = bytearray(header)
+    block[124:136], block[148:156] = field, b" " * 8
+    block[148:156] = b"%06o\0 " % sum(block)
+    return bytes(block)
+
+
+def _base256(size: int) -> bytes:
+    return (b"\xff" if size < 0 else b"\x80") + (size % (1 << 88)).to_bytes(11, "big")
+
+
+def _pax(records: bytes) -> bytes:
+    return _entry(PAX_NAME, tarfile.XHDTYPE, size=len(records)) + _data(records)
+
+
+def _negative_extended(kind: bytes, field: bytes, gz: bool) -> Builder:
+    """An extended header of -1024 bytes before 256 MiB of zeros (``read(-1024)`` reads all)."""
+
+    def build(folder: Path, tmp_path: Path) -> Path:
+        header = _sized(_entry(PAX_NAME, kind, size=512), field)
+        if not gz:
+            return _tar(folder, tmp_path, header)
+        archive = tmp_path / "hostile.tar.gz"
+        archive.write_bytes(gzip.compress(_round_blocks(folder) + header) + _zeros_gz(256))
+        return archive
+
+    return build
+
+
+def pax_size_below_zero(folder: Path, tmp_path: Path) -> Path:
+    return _tar(folder, tmp_path, _pax(b"17 size=-1048576\n"), _entry(EVIL, size=0))
+
+
+def size_past_any_offset(folder: Path, tmp_path: Path) -> Path:
+    return _tar(folder, tmp_path, _sized(_entry(EVIL, size=0), _base256(1 << 80)))
+
+
+def pax_length_of_5000_digits(folder: Path, tmp_path: Path) -> Path:
+    return _tar(folder, tmp_path, _pax(b"1" * 5000 + b" path=evil\n"), _file(EVIL, b"x"))
+
+
+def pax_length_of_5000_digits_gz(folder: Path, tmp_path: Path) -> Path:
+    return _tar_gz(folder, tmp_path, _pax(b"1" * 5000 + b" path=evil\n"), _file(EVIL, b"x"))
+
+
+def extended_header_chain(folder: Path, tmp_path: Path) -> Path:
+    """400 GNU long names in a row (tarfile's code recurses on each: a RecursionError)."""
+    long_name = _entry("././@LongLink", tarfile.GNUTYPE_LONGNAME, size=4) + _data(b"evil")
+    return _tar(folder, tmp_path, long_name * 400, _file(EVIL, b"x"))
+
+
+def sparse_map_bomb(folder: Path, tmp_path: Path) -> Path:
+    """A sparse member whose map goes on for 64 MiB of extension blocks (all read as headers)."""
+    header = bytearray(_entry(f"{TOP}/closed/Lenovo/holes.bin", tarfile.GNUTYPE_SPARSE))
+    header[482] = 1  # a sparse map extension block follows
+    extension = bytes(504) + b"\x01" + bytes(7)
+    archive = tmp_path / "hostile.tar.gz"
+    head = _round_blocks(folder) + _sized(bytes(header), bytes(header[124:136]))
+    archive.write_bytes(gzip.compress(head) + gzip.compress(extension * (128 << 10), 9))
+    return archive
+
+
 # --- zip archives, patched byte by byte ---------------------------------------------------
 
 _CENTRAL = struct.Struct("<4s4B4HL2L5H2L")
@@ -293,6 +370,36 @@ CASES: dict[str, tuple[Builder, str]] = {
     "gzip-bomb": (gzip_bomb, rf"at {MEMBER}/zeros.bin' \(a decompression bomb\?\)"),
     "pax-header-bomb": (extended_header_bomb, r"an extended header .* of 1073741824 bytes"),
     "duplicate": (duplicate_member, rf"member '{TOP}/{LOG}' appears twice"),
+    **{
+        f"{name}-size-below-zero{'' if gz else '-tar'}": (
+            _negative_extended(kind, field, gz),
+            r"an extended header \('.*'\) of -1024 bytes, which no tar writes: .*make it again",
+        )
+        for name, kind, field in [
+            ("pax-header", tarfile.XHDTYPE, _base256(-1024)),
+            ("pax-global-header", tarfile.XGLTYPE, _base256(-1024)),
+            ("gnu-long-name", tarfile.GNUTYPE_LONGNAME, b"-2000      \0"),
+            ("gnu-long-link", tarfile.GNUTYPE_LONGLINK, b"-2000      \0"),
+        ]
+        for gz in (True, False)
+    },
+    "tar-pax-size-below-zero": (
+        pax_size_below_zero,
+        rf"{MEMBER}/evil.txt' is said to hold -1048576 bytes, which no tar writes: the archive",
+    ),
+    "tar-size-past-any-offset": (
+        size_past_any_offset,
+        rf"{MEMBER}/evil.txt' is said to hold {1 << 80} bytes, which no tar writes",
+    ),
+    **{
+        name: (builder, rf"'{PAX_NAME}' has a header tarfile cannot read \(Exceeds the limit .*")
+        for name, builder in [
+            ("tar-pax-length-of-5000-digits", pax_length_of_5000_digits),
+            ("pax-length-of-5000-digits", pax_length_of_5000_digits_gz),
+        ]
+    },
+    "tar-extended-header-chain": (extended_header_chain, "more than 16 extended headers in a row"),
+    "sparse-map-bomb": (sparse_map_bomb, r"'.*holes.bin' hold more than 2097152 bytes \(a decomp"),
     "zip-local-header-lies": (zip_local_header_lies, "the archive lies about its sizes"),
     "zip-longer-than-headers": (
         zip_member_longer_than_both_headers,
@@ -340,7 +447,20 @@ def test_a_hostile_archive_is_refused_and_nothing_is_stored(
     _refused_and_nothing_kept(f"sqlite:///{tmp_path / 'tracker.db'}", round_folder, tmp_path, case)
 
 
-@pytest.mark.parametrize("case", ["hard-link", "zip-longer-than-headers"])
+HOSTILE_TAR_HEADERS = [
+    "pax-header-size-below-zero",
+    "pax-header-size-below-zero-tar",
+    "tar-pax-size-below-zero",
+    "tar-size-past-any-offset",
+    "tar-pax-length-of-5000-digits",
+    "pax-length-of-5000-digits",
+    "tar-extended-header-chain",
+    "sparse-map-bomb",
+]
+"""Hostile tar headers that ended in another error than a ParseError (or read all the data)."""
+
+
+@pytest.mark.parametrize("case", ["hard-link", "zip-longer-than-headers", *HOSTILE_TAR_HEADERS])
 def test_a_hostile_archive_stores_nothing_on_either_database(
     database_url: str, round_folder: Path, tmp_path: Path, case: str
 ) -> None:

@@ -20,7 +20,13 @@ from hypothesis import strategies as st
 
 from tracker.errors import ParseError
 from tracker.sources.archive import open_archive
-from tracker.sources.tar_headers import EXTENDED_HEADER_LIMIT, Refused, TarWalk, pax_fields
+from tracker.sources.tar_headers import (
+    EXTENDED_HEADER_LIMIT,
+    Malformed,
+    Refused,
+    TarWalk,
+    pax_fields,
+)
 
 FORMATS = {"ustar": tarfile.USTAR_FORMAT, "gnu": tarfile.GNU_FORMAT, "pax": tarfile.PAX_FORMAT}
 LONG = "top/" + "/".join(f"folder_{n}_with_a_rather_long_name" for n in range(5)) + "/log.txt"
@@ -78,8 +84,8 @@ class _Reference(tarfile.TarFile):
 
 
 class _ReferenceHeader(tarfile.TarInfo):
-    """tarfile's own header code, as the index used it: an oversized extended header refused,
-    the header error that ended the member list recorded."""
+    """tarfile's own header code, as the index used it: an extended header over the limit or
+    below zero refused, the header error that ended the member list recorded."""
 
     @classmethod
     def frombuf(cls, buf: bytes | bytearray, encoding: str, errors: str) -> _ReferenceHeader:
@@ -88,6 +94,11 @@ class _ReferenceHeader(tarfile.TarInfo):
             raise Refused(
                 f"refused: an extended header ({info.name!r}) of {info.size} bytes, over the "
                 f"{EXTENDED_HEADER_LIMIT}-byte limit (a decompression bomb?)"
+            )
+        if info.type in EXTENDED and info.size < 0:
+            raise Refused(
+                f"refused: an extended header ({info.name!r}) of {info.size} bytes, which no "
+                "tar writes: the archive is damaged or hostile; fetch or make it again"
             )
         return info
 
@@ -132,6 +143,8 @@ def by_walk(data: bytes) -> list[object]:
                 seen.append(walk.read(entry))
             if len(seen) > LIMIT:
                 return seen
+    except Malformed as error:  # what tarfile's code raised, naming the header
+        return [*seen, ("raised", type(error.error).__name__, str(error.error))]
     except Exception as error:
         return [*seen, ("raised", type(error).__name__, str(error))]
     return [*seen, ("ended", repr(walk.ended_on))]

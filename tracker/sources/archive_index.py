@@ -7,7 +7,8 @@ honest archive of result files never holds: hard links, devices, FIFOs,
 sparse files, encrypted or unreadably compressed zip members, a tar member
 whose data runs past its header's size or stops short of it, a zip member
 whose local header disagrees with the central directory, zip members sharing
-their data (the overlapping-entries bomb) and oversized extended tar headers.
+their data (the overlapping-entries bomb), hostile tar headers (oversized extended
+headers, sizes below zero or past any file offset, headers tarfile's code fails on).
 Symbolic links are listed as :class:`Symlink` (the tree decides on them).
 """
 
@@ -25,7 +26,7 @@ from typing import IO, NoReturn
 
 from tracker.errors import ParseError
 from tracker.sources.inflate import Inflated, compression
-from tracker.sources.tar_headers import Entry, Refused, TarWalk
+from tracker.sources.tar_headers import Entry, Malformed, Refused, TarWalk
 
 __all__ = ["Index", "Member", "Symlink", "TarIndex", "ZipIndex"]
 
@@ -35,6 +36,9 @@ KEPT_BYTES = 512 << 20
 _CLEAN_ENDS = frozenset({"EOFHeaderError", "EmptyHeaderError"})
 """How :mod:`tarfile` says a member list ended well: a zero block, or the end of the file."""
 _LINK_TARGET_LIMIT = 4096
+_HOSTILE = "which no tar writes: the archive is damaged or hostile; fetch or make it again"
+_SIZE_LIMIT = 1 << 62
+"""Bytes no tar member holds: a larger size (of up to 2**88 in base-256) overflows file offsets."""
 _LOCAL_HEADER = struct.Struct("<4s2B4HL2L2H")
 _LOCAL_SIGNATURE = b"PK\x03\x04"
 _DATA_DESCRIPTOR = 0x08
@@ -107,6 +111,9 @@ class TarIndex:
         except Refused as refused:
             stream.close()
             raise ParseError(shown, str(refused)) from None
+        except Malformed as error:
+            stream.close()
+            raise _malformed(shown, error) from None
         except _TAR_ERRORS as error:
             stream.close()
             raise ParseError(shown, f"not a readable tar archive ({error})") from None
@@ -124,6 +131,8 @@ class TarIndex:
                     self._kept[member.name] = walk.read(entry)
         except Refused as refused:
             raise ParseError(self.shown, str(refused)) from None
+        except Malformed as error:
+            raise _malformed(self.shown, error) from None
         except _TAR_ERRORS as error:
             after = f" after member {last!r}" if last else ""
             raise ParseError(
@@ -152,6 +161,8 @@ class TarIndex:
         if entry.sparse:
             _refuse(self.shown, entry.name, "a sparse file")
         if kind in tarfile.REGULAR_TYPES:
+            if not 0 <= entry.size < _SIZE_LIMIT:
+                _refuse(self.shown, entry.name, f"said to hold {entry.size} bytes, {_HOSTILE}")
             self._data[entry.name] = (entry.data_at, entry.size)
             return Member(entry.name, entry.size, order, None)
         if kind == tarfile.LNKTYPE:
@@ -191,6 +202,15 @@ class TarIndex:
         if stream is None:
             raise ParseError(self.shown, f"{member.name}: not a regular file")
         return stream
+
+
+def _malformed(shown: str, error: Malformed) -> ParseError:
+    """The refusal of a header tarfile's code failed on (Python's advice in its error cut off)."""
+    reason = str(error.error).partition(";")[0]
+    return ParseError(
+        shown,
+        f"refused: member {error.header!r} has a header tarfile cannot read ({reason}), {_HOSTILE}",
+    )
 
 
 def _other(kind: bytes) -> str:

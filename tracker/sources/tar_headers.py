@@ -12,11 +12,16 @@ headers together as ``TarFile.next`` does (GNU long names and link names, pax
 same names, sizes, types, offsets and errors.
 
 Whatever the fast path is not sure of is read again by tarfile's own code from
-the same bytes (:class:`_Replay`): the end of the archive, a bad checksum, a
+the same bytes (:class:`Replay`): the end of the archive, a bad checksum, a
 number field tarfile would refuse or that is base-256, sparse files, global pax
 headers (and every header after one that changes names or sizes),
 ``hdrcharset``, pax records that are not well formed, chains of extended
 headers deeper than :data:`_DEEPEST`. Those cost what they cost before.
+
+Hostile headers are :class:`Refused` before they are read: an extended header
+over :data:`EXTENDED_HEADER_LIMIT` or below zero (``read(-1024)`` reads all),
+chains over :data:`CHAIN_LIMIT`, headers over :data:`HEADERS_LIMIT` for one
+member. Errors of no tar kind from tarfile's code come out as :class:`Malformed`.
 """
 
 from __future__ import annotations
@@ -26,11 +31,28 @@ import struct
 import tarfile
 import zlib
 from dataclasses import dataclass
-from typing import Protocol, Self, cast
+from typing import cast
+
+from tracker.sources.tar_fallback import (
+    CHAIN_LIMIT,
+    EXTENDED_HEADER_LIMIT,
+    HEADERS_LIMIT,
+    Refused,
+    Replay,
+    ReplayHeader,
+    ReplaySource,
+    Stream,
+    check_extended,
+    check_headers,
+    header_text,
+)
 
 __all__ = [
+    "CHAIN_LIMIT",
     "EXTENDED_HEADER_LIMIT",
+    "HEADERS_LIMIT",
     "Entry",
+    "Malformed",
     "Refused",
     "Stream",
     "TarWalk",
@@ -38,8 +60,9 @@ __all__ = [
     "parse_header",
 ]
 
-EXTENDED_HEADER_LIMIT = 1 << 20
-"""Bytes a pax or GNU long-name header may hold (it is read into memory at once)."""
+_MALFORMED = (ValueError, OverflowError, IndexError)
+"""What tarfile's code raises on some hostile headers (a pax length of 5,000 digits, a size
+past any file offset, a sparse map cut short)."""
 _BLOCK = tarfile.BLOCKSIZE
 _FIELDS = struct.Struct("100s24s12s12s8sc100s72x16s155s12x")
 """name, mode + uid + gid, size, mtime, chksum, type, linkname, (magic, version, uname,
@@ -65,16 +88,14 @@ _LENGTH_DIGITS = 20
 _SHORTEST_RECORD = len(b"5 k=\n")
 
 
-class Stream(Protocol):
-    """A forward-readable binary stream (an open file, or :class:`~.inflate.Inflated`)."""
+class Malformed(Exception):
+    """A header tarfile's code fails on with ``error``, of no tar kind; ``header`` is the
+    name in its first block (the member before, where seeking past that one's data failed)."""
 
-    def read(self, size: int = -1, /) -> bytes: ...
-    def seek(self, position: int, whence: int = 0, /) -> int: ...
-    def tell(self) -> int: ...
-
-
-class Refused(Exception):
-    """An extended header over :data:`EXTENDED_HEADER_LIMIT` (a decompression bomb?)."""
+    def __init__(self, header: str, error: Exception) -> None:
+        super().__init__(f"{header!r}: {error}")
+        self.header = header
+        self.error = error
 
 
 class _Unusual(Exception):
@@ -117,15 +138,15 @@ def parse_header(block: bytes, offset: int) -> Entry | None:
         return None
     if kind == tarfile.GNUTYPE_SPARSE or not _checksum_matches(block, stated):
         return None
-    text = _text(name)
+    text = header_text(name)
     if kind == tarfile.AREGTYPE and text.endswith("/"):
         kind = tarfile.DIRTYPE
     if prefix[0] and kind not in _GNU:
-        text = f"{_text(prefix)}/{text}"
+        text = f"{header_text(prefix)}/{text}"
     if kind == tarfile.DIRTYPE:
         text = text.rstrip("/")
     data_at = offset + _BLOCK
-    target = _text(link) if link[0] else ""
+    target = header_text(link) if link[0] else ""
     return Entry(text, length, kind, target, data_at, data_at + _data_blocks(kind, length))
 
 
@@ -154,11 +175,6 @@ def _checksum_matches(block: bytes, stated: int) -> bool:
     if stated == unsigned:
         return True
     return not block.isascii() and stated == 256 + sum(_SIGNED.unpack_from(block))
-
-
-def _text(field: bytes) -> str:
-    """A NUL-terminated header field as tarfile decodes it (``nts``)."""
-    return field.partition(b"\0")[0].decode(_ENCODING, "surrogateescape")
 
 
 def _padded(size: int) -> int:
@@ -217,22 +233,13 @@ def _apply_pax(entry: Entry, fields: dict[bytes, bytes]) -> None:
         entry.next_at = entry.data_at + _data_blocks(entry.kind, entry.size)
 
 
-def _check_extended(name: str, size: int) -> None:
-    """Refuse an extended header too big to read into memory."""
-    if size > EXTENDED_HEADER_LIMIT:
-        raise Refused(
-            f"refused: an extended header ({name!r}) of {size} bytes, over the "
-            f"{EXTENDED_HEADER_LIMIT}-byte limit (a decompression bomb?)"
-        )
-
-
 class TarWalk:
     """The members of a tar stream, read forward once, as ``TarFile.next`` lists them.
 
     Errors are tarfile's: :class:`tarfile.ReadError` for data missing, for a
-    damaged first header or one after an extended header; :class:`Refused` for
-    an oversized extended header. A member list ended by any other header error
-    than a zero block or the end of the data leaves it in :attr:`ended_on`.
+    damaged first header or one after an extended header; :class:`Refused` and
+    :class:`Malformed` for hostile headers. A member list ended by any other
+    header error than a zero block or the end of the data leaves it in :attr:`ended_on`.
     """
 
     def __init__(self, stream: Stream) -> None:
@@ -242,6 +249,8 @@ class TarWalk:
         """The global pax records so far (tarfile's ``TarFile.pax_headers``)."""
         self._plain = True
         """Whether no global record changes names or sizes (else tarfile reads every header)."""
+        self._last = ""
+        """The name of the member last listed."""
         self.ended_on: tarfile.HeaderError | None = None
         self.by_tarfile = 0
         """Members (or ends) whose headers tarfile's own code read."""
@@ -249,12 +258,12 @@ class TarWalk:
     def next(self) -> Entry | None:
         """The next member, or ``None`` after the last."""
         start, stream = self._next_at, self._stream
-        if start != stream.tell():  # skip the data, and make sure it is all there
-            stream.seek(start - 1)
-            if not stream.read(1):
-                raise tarfile.ReadError("unexpected end of data")
         read: list[bytes] = []
         try:
+            if start != stream.tell():  # skip the data, and make sure it is all there
+                stream.seek(start - 1)
+                if not stream.read(1):
+                    raise tarfile.ReadError("unexpected end of data")
             try:
                 entry = self._chain(start, read, 0)
             except _Unusual:
@@ -264,7 +273,10 @@ class TarWalk:
             return None
         except zlib.error as error:
             raise tarfile.ReadError(f"zlib error: {error}") from None
+        except _MALFORMED as error:
+            raise Malformed(header_text(read[0][:100]) if read else self._last, error) from None
         self._next_at = entry.next_at
+        self._last = entry.name
         return entry
 
     def read(self, entry: Entry) -> bytes:
@@ -288,7 +300,9 @@ class TarWalk:
         kind = entry.kind
         if kind not in _EXTENDED:
             return entry
-        _check_extended(entry.name, entry.size)
+        check_extended(entry.name, entry.size)
+        if depth:  # one extended header alone is within the limit (checked just above)
+            check_headers(read[0], sum(map(len, read)) + _padded(entry.size))
         if kind == tarfile.XGLTYPE:
             raise _Unusual
         data = self._stream.read(_padded(entry.size))
@@ -303,9 +317,9 @@ class TarWalk:
             _apply_pax(following, fields)
             return following
         if kind == tarfile.GNUTYPE_LONGNAME:
-            following.name = _text(data)
+            following.name = header_text(data)
         else:
-            following.linkname = _text(data)
+            following.linkname = header_text(data)
         if following.kind == tarfile.DIRTYPE:
             following.name = following.name.removesuffix("/")
         return following
@@ -313,8 +327,8 @@ class TarWalk:
     def _by_tarfile(self, head: bytes) -> Entry:
         """The member whose headers begin with ``head`` (already read), read by tarfile's code."""
         self.by_tarfile += 1
-        source = _Source(_Replay(head, self._stream), self._global)
-        info = _Header.fromtarfile(cast(tarfile.TarFile, source))
+        source = ReplaySource(Replay(head, self._stream), self._global)
+        info = ReplayHeader.fromtarfile(cast(tarfile.TarFile, source))
         self._plain = not any(key in self._global for key in _GLOBAL_KEYS) and not any(
             key.startswith("GNU.sparse.") for key in self._global
         )
@@ -330,49 +344,3 @@ class TarWalk:
             said = "empty file" if kind == "EmptyHeaderError" else str(error)
             raise tarfile.ReadError(said) from None
         self.ended_on = error
-
-
-class _Header(tarfile.TarInfo):
-    """A header read by tarfile's code, refusing an oversized extended header before reading it."""
-
-    @classmethod
-    def frombuf(cls, buf: bytes | bytearray, encoding: str, errors: str) -> Self:
-        info = super().frombuf(buf, encoding, errors)
-        if info.type in _EXTENDED:
-            _check_extended(info.name, info.size)
-        return info
-
-
-class _Replay:
-    """``stream`` as if the bytes ``head``, just read from it, were not read yet."""
-
-    def __init__(self, head: bytes, stream: Stream) -> None:
-        self._head = head
-        self._at = 0
-        self._stream = stream
-
-    def read(self, size: int = -1) -> bytes:
-        left = len(self._head) - self._at
-        if not left:
-            return self._stream.read(size)
-        if 0 <= size <= left:
-            self._at += size
-            return self._head[self._at - size : self._at]
-        self._at = len(self._head)
-        return self._head[-left:] + self._stream.read(size - left if size >= 0 else -1)
-
-    def tell(self) -> int:
-        return self._stream.tell() - (len(self._head) - self._at)
-
-
-class _Source:
-    """What tarfile's header code reads through (the ``tarfile`` of ``TarInfo.fromtarfile``)."""
-
-    encoding = _ENCODING
-    errors = "surrogateescape"
-
-    def __init__(self, fileobj: _Replay, pax_headers: dict[str, str]) -> None:
-        self.fileobj = fileobj
-        self.pax_headers = pax_headers
-        self.offset = 0
-        """Where the next header starts (set by tarfile's code)."""
