@@ -26,6 +26,7 @@ from typing import IO, NoReturn
 
 from tracker.errors import ParseError
 from tracker.sources.inflate import Inflated, compression
+from tracker.sources.tar_fallback import HOSTILE
 from tracker.sources.tar_headers import Entry, Malformed, Refused, TarWalk
 
 __all__ = ["Index", "Member", "Symlink", "TarIndex", "ZipIndex"]
@@ -36,7 +37,6 @@ KEPT_BYTES = 512 << 20
 _CLEAN_ENDS = frozenset({"EOFHeaderError", "EmptyHeaderError"})
 """How :mod:`tarfile` says a member list ended well: a zero block, or the end of the file."""
 _LINK_TARGET_LIMIT = 4096
-_HOSTILE = "which no tar writes: the archive is damaged or hostile; fetch or make it again"
 _SIZE_LIMIT = 1 << 62
 """Bytes no tar member holds: a larger size (of up to 2**88 in base-256) overflows file offsets."""
 _LOCAL_HEADER = struct.Struct("<4s2B4HL2L2H")
@@ -162,7 +162,7 @@ class TarIndex:
             _refuse(self.shown, entry.name, "a sparse file")
         if kind in tarfile.REGULAR_TYPES:
             if not 0 <= entry.size < _SIZE_LIMIT:
-                _refuse(self.shown, entry.name, f"said to hold {entry.size} bytes, {_HOSTILE}")
+                _refuse(self.shown, entry.name, f"said to hold {entry.size} bytes, {HOSTILE}")
             self._data[entry.name] = (entry.data_at, entry.size)
             return Member(entry.name, entry.size, order, None)
         if kind == tarfile.LNKTYPE:
@@ -209,7 +209,7 @@ def _malformed(shown: str, error: Malformed) -> ParseError:
     reason = str(error.error).partition(";")[0]
     return ParseError(
         shown,
-        f"refused: member {error.header!r} has a header tarfile cannot read ({reason}), {_HOSTILE}",
+        f"refused: member {error.header!r} has a header tarfile cannot read ({reason}), {HOSTILE}",
     )
 
 
