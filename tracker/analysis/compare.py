@@ -8,7 +8,8 @@ data                                        method (:class:`Method`)
 ==========================================  ==========================================
 ≥ ``min_repeats`` samples on both sides     Welch's t on logs (< ``mwu_min_repeats``
                                             a side) or Mann–Whitney U, if the test can
-                                            reach ``q_level`` at all; bootstrap CI of
+                                            reach its family's level (``q_level``
+                                            / 2, one-sided) at all; bootstrap CI of
                                             the change of medians; floor 2%
 otherwise, ≥ ``min_history`` history points  Student-t prediction interval of the
                                             candidate's median against the log history
@@ -67,6 +68,7 @@ from tracker.analysis.twosample import (
     welch_log_tails,
 )
 from tracker.analysis.verdicts import (
+    FAMILIES,
     ChangeEvidence,
     Comparison,
     ComparisonRun,
@@ -190,7 +192,8 @@ def _evaluate_repeats(
     g = sign * np.log(med_b / med_a)
     p: FloatArray | None = None
     other: FloatArray | None = None
-    if min_p < policy.q_level:
+    family_level = policy.q_level / FAMILIES
+    if min_p < family_level:
         exact = max(n_a, n_b) <= policy.mwu_exact_max
         tails = (
             welch_log_tails(la, lb)
@@ -203,7 +206,7 @@ def _evaluate_repeats(
     lo, hi = bootstrap_ci(
         la, lb, sign, rng=rng, resamples=policy.bootstrap_resamples, confidence=policy.confidence
     )
-    note = "" if p is not None else f"{method.value} cannot reach p < {policy.q_level}"
+    note = "" if p is not None else f"{method.value} cannot reach one-sided p < {family_level:g}"
     return [
         _replace(
             plan.head,

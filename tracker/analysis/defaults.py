@@ -51,7 +51,8 @@ __all__ = [
 ]
 
 Q_LEVEL = 0.05
-"""Benjamini–Hochberg level: a change is confirmed when its q-value is below this."""
+"""The run's false-discovery level: a change is confirmed when its q-value is below this
+(each directional Benjamini–Hochberg family at half of it, :mod:`~tracker.analysis.verdicts`)."""
 
 FLOOR_REPEATS = 0.02
 """Effect floor (``|g|``) when both versions have repeats (Perfherder 2%, LNT 1%)."""
@@ -63,9 +64,10 @@ SUSPECT_P = 0.01
 """A drop past the floor that the family does not confirm is SUSPECT only when its own
 one-sided p is below this (at CV 2%: ≤ 1% of unchanged series, issue 15)."""
 
-ADVICE_LEVEL = 0.005
+ADVICE_LEVEL = 0.0025
 """One-sided level a re-run is sized for (:func:`~tracker.analysis.twosample.advised_repeats`):
-about what Benjamini–Hochberg asks of a discovery among a few in a family of hundreds."""
+about what Benjamini–Hochberg asks of a discovery among a tenth of a family of hundreds at
+the family's level ``Q_LEVEL / 2`` (:mod:`~tracker.analysis.verdicts`)."""
 
 ADVICE_POWER = 0.90
 """Power a re-run is sized for."""

@@ -30,7 +30,9 @@ Measured (benchmarks/bench_detection.py, CV 2%, 1% spikes, 1,000 series of which
 10% lose 10%, medians of 10 seeds): REGRESSION for 0.33 / 0.85 / 0.94 of the drops
 at 5 / 10 / 20 versions before, 0.91 / 0.98 / 0.98 with both additions and the
 floor on the history's level (:mod:`~tracker.analysis.compare`), 0.91 / 0.98 /
-0.995 with the generalised ESD and the baseline rules of the comparison; raw
+0.995 with the generalised ESD and the baseline rules of the comparison, 0.85 /
+0.976 / 0.989 with each directional family at half the run's level
+(:mod:`~tracker.analysis.verdicts`; 40 seeds: 0.98 / 0.99); raw
 one-sided p < 0.05 on unchanged series 5.1–5.3% (4–6% required), p < 0.005
 0.34–0.54% (with spikes in the history, 10,000 series: 0.49% at 10 versions, 0.51%
 at 20).
