@@ -196,7 +196,9 @@ def test_scaling_findings_read_as_efficiencies_and_floor() -> None:
     assert format_scaling(0.9699982, 0.84, 0.9) == "E 0.97 \N{RIGHTWARDS ARROW} 0.84 (floor 0.90)"
     assert format_scaling(None, 0.84, 0.9) == "E 0.84 (floor 0.90)"
     assert format_pair_family(0, 0.05) == "no p-values in this pair"
-    assert format_pair_family(25, 0.05).endswith("of 25 p-values, confirmed when q < 0.05")
+    assert format_pair_family(25, 0.05).endswith(
+        "over 25 one-sided p-values in each direction, confirmed when q < 0.05"
+    )
 
 
 def test_axis_titles_wrap_and_stay_escaped() -> None:

@@ -12,6 +12,7 @@ from typing import Any
 
 from tracker.analysis import Reach, Verdict
 from tracker.analysis.issues import Cause, cause_of, group_by, where
+from tracker.analysis.verdicts import FAMILIES
 from tracker.analysis_records import FindingRecord, StoredFinding
 from tracker.analyze.run import AnalysisOutcome
 
@@ -41,8 +42,9 @@ def _comparisons(outcome: AnalysisOutcome) -> list[str]:
     return [
         f"Comparisons: {len(run.comparisons)} (each series' newest version against its previous "
         f"one, and software stacks within a version): {verdicts}",
-        f"Multiple testing: one {run.family_method.upper()} family of {run.family_size} "
-        f"p-values, q < {run.q_level:g}",
+        f"Multiple testing: {run.family_method.upper()} over {run.family_size} one-sided "
+        f"p-values in each direction, each at q {run.q_level / FAMILIES:g}; confirmed when "
+        f"q < {run.q_level:g}",
     ]
 
 

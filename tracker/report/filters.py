@@ -244,8 +244,8 @@ def format_pair_family(size: int, q_level: float) -> str:
     if size <= 0:
         return "no p-values in this pair"
     return (
-        f"one Benjamini\N{EN DASH}Hochberg family of {format_count(size, 'p-value')},"
-        f" confirmed when q < {q_level:g}"
+        f"Benjamini\N{EN DASH}Hochberg over {format_count(size, 'one-sided p-value')}"
+        f" in each direction, confirmed when q < {q_level:g}"
     )
 
 
