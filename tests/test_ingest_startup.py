@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tarfile
 from pathlib import Path
 
 import pytest
@@ -81,3 +83,40 @@ def test_a_named_kind_loads_its_reader_alone(loadgen_local: Path, tmp_path: Path
         0,
         ["tracker.readers.loadgen"],
     )
+
+
+DATABASE_LIBRARIES = ("sqlalchemy", "sqlmodel", "alembic", "httpx")
+
+
+def test_an_unchanged_folder_is_recognised_without_the_database_libraries(
+    loadgen_local: Path, tmp_path: Path
+) -> None:
+    """A SQLite file at head answers "is this source stored?" through Python's sqlite3."""
+    folder = shutil.copytree(loadgen_local / "Offline", tmp_path / "Offline")
+    url = f"sqlite:///{tmp_path / 'tracker.db'}"
+    labels = ["--software-version", "1.0", "--system", "node-a", "--benchmark", "llama"]
+    ingest = ["--database-url", url, "ingest", str(folder), *labels]
+    cache = tmp_path / "cache"
+    assert _loaded(ingest, (), cache) == (0, [])
+    assert _loaded(ingest, DATABASE_LIBRARIES, cache) == (0, [])
+    shutil.rmtree(cache)  # no snapshot: the folder is read, and the store opened to save it
+    assert _loaded(ingest, ("sqlalchemy",), cache) == (0, ["sqlalchemy"])
+
+
+def test_an_unchanged_pull_answered_304_loads_no_database_library(
+    shared_data: Path, tmp_path: Path
+) -> None:
+    from tests.ingest.test_pull import REF, Served, serve
+
+    archive = tmp_path / "round.tar.gz"
+    with tarfile.open(archive, "w:gz") as tar:
+        lenovo = shared_data / "mlperf-inference" / "v5.1" / "closed" / "Lenovo"
+        tar.add(lenovo, arcname=f"inference_results_v5.1-{REF}/closed/Lenovo")
+    url = f"sqlite:///{tmp_path / 'tracker.db'}"
+    with serve(Served(archive=archive.read_bytes())) as base_url:
+        pull = ["pull", "mlperf-inference", "--round", "v5.1", "--ref", REF, "--base-url", base_url]
+        assert _loaded(["--database-url", url, *pull], (), tmp_path / "cache") == (0, [])
+        again = _loaded(
+            ["--database-url", url, *pull], ("sqlalchemy", "sqlmodel"), tmp_path / "cache"
+        )
+    assert again == (0, [])

@@ -189,16 +189,23 @@ def now() -> str:
 
 @contextmanager
 def open_store(
-    ctx: click.Context, *, upgrade: bool = True, create: bool = False, memory: bool = False
+    ctx: click.Context,
+    *,
+    upgrade: bool = True,
+    create: bool = False,
+    memory: bool = False,
+    defer: bool = False,
 ) -> Iterator[Store]:
     """The store at the root context's database URL, closed on the way out.
 
     A missing SQLite file is created only with ``create``; an in-memory
-    database is accepted only with ``memory`` (see the module's notes).
+    database is accepted only with ``memory`` (see the module's notes);
+    ``defer``: see :meth:`Store.open` (an unchanged source costs no SQLAlchemy).
     """
     from tracker.store.facade import Store  # here, so that --help never loads the database
 
-    store = Store.open(ctx.find_root().obj, upgrade=upgrade, create=create, memory=memory)
+    url = ctx.find_root().obj
+    store = Store.open(url, upgrade=upgrade, create=create, memory=memory, defer=defer)
     try:
         yield store
     finally:

@@ -150,7 +150,7 @@ def ingest(
     specs = [spec for source in sources for spec in _specs(source, kind, labels)]
     outcomes = []
     with (
-        open_store(ctx, create=True) as store,
+        open_store(ctx, create=True, defer=True) as store,
         progress_bar("ingest") as progress,
         download_bar() as download,
     ):
@@ -301,7 +301,7 @@ def pull(
     repository = round_repository(round_label, base_url=base_url, kind=what)
     echo_plain(f"pull: downloading the archive of {repository}")
     with (
-        open_store(ctx, create=True) as store,
+        open_store(ctx, create=True, defer=True) as store,
         progress_bar("ingest") as progress,
         download_bar() as download,
     ):

@@ -27,6 +27,7 @@ from sqlmodel import col
 from tracker.errors import StoreError
 from tracker.records import ResultRecord
 from tracker.store.models import Result, Source
+from tracker.store.outcomes import Correction
 
 __all__ = ["Correction", "Differing", "compare_stored", "replace_stored"]
 
@@ -36,18 +37,6 @@ ACROSS_KINDS_TOLERANCE = 1e-3
 """Relative difference under which a value read from another kind of source (a
 results table, a summary log's digits) is the stored one: the precision the
 reader itself allows between a round's logs and its table."""
-
-
-@dataclass(frozen=True, slots=True)
-class Correction:
-    """A stored result whose value or validity a source disagrees with."""
-
-    location: str
-    """The result's location in the source (or its file's path)."""
-    stored_value: float
-    stored_valid: bool
-    value: float
-    valid: bool
 
 
 @dataclass(frozen=True, slots=True)

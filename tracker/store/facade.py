@@ -12,11 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from datetime import datetime
+from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
-
-from sqlalchemy import URL, Engine
-from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 
 from tracker.errors import StoreError, TrackerError
 from tracker.records import (
@@ -28,21 +27,16 @@ from tracker.records import (
     SweepSample,
     VersionInfo,
 )
-from tracker.store import read, systems, write
-from tracker.store.engine import (
-    advice_after,
-    create_store_engine,
-    normalise_database_url,
-    parse_database_url,
-    refuse_missing_folder,
-    sqlite_file,
-)
-from tracker.store.first_use import stored_revision, upgrade_to_head
-from tracker.store.write import SaveOutcome
+from tracker.store import quick
+from tracker.store.outcomes import SaveOutcome
 
-# The findings and analysis runs are imported by the methods that use them: an
-# ingest never loads them (nor Alembic, unless the schema must be migrated).
+# SQLAlchemy and the modules built on it are imported by the methods that use them
+# (:mod:`tracker.store.quick`: an unchanged source is recognised without them); the
+# findings and analysis runs too: an ingest never loads them (nor Alembic, unless the
+# schema must be migrated).
 if TYPE_CHECKING:
+    from sqlalchemy import URL, Engine
+
     from tracker.analysis_records import (
         AnalysisRunSettings,
         FindingRecord,
@@ -57,15 +51,29 @@ T = TypeVar("T")
 _NEXT_STEP = "check --database-url / TRACKER_DATABASE_URL"
 
 
+def normalise_database_url(url: str) -> str:
+    """``postgres://`` and ``postgresql://`` mean psycopg 3; other URLs are kept."""
+    from tracker.store.engine import normalise_database_url as normalised
+
+    return normalised(url)
+
+
 class Store:
     """A tracker database. Open it with :meth:`Store.open`."""
 
-    def __init__(self, engine: Engine) -> None:
-        self.engine = engine
+    def __init__(self, engine: Engine | None, *, deferred: _Deferred | None = None) -> None:
+        self._engine = engine
+        self._deferred = deferred
 
     @classmethod
     def open(
-        cls, url: str, *, upgrade: bool = True, create: bool = True, memory: bool = True
+        cls,
+        url: str,
+        *,
+        upgrade: bool = True,
+        create: bool = True,
+        memory: bool = True,
+        defer: bool = False,
     ) -> Store:
         """Connect to ``url`` and, unless ``upgrade`` is false, bring the schema up to date.
 
@@ -78,21 +86,25 @@ class Store:
         ``memory=False`` refuses an in-memory SQLite database (``sqlite://``),
         whose content is gone when the process ends. Every failure is a
         :class:`StoreError` that says what failed, never the SQL.
+
+        ``defer=True`` (ingest, pull): a SQLite file already at the schema's head
+        (nothing to create, migrate or report) is opened at its first use, and
+        :meth:`has_source` is answered without SQLAlchemy until then
+        (:mod:`tracker.store.quick`); any other database is opened at once.
         """
+        if defer and upgrade:
+            path = quick.sqlite_path(url)
+            if path is not None and quick.file_at_head(path):
+                return cls(None, deferred=_Deferred(url, path, create, memory))
+        from tracker.store.engine import create_store_engine, parse_database_url
+
         parsed = parse_database_url(url)
         if parsed.get_backend_name() == "sqlite":
             _check_sqlite(parsed, create=create, memory=memory)
         store = cls(create_store_engine(parsed))
         try:
             with store._reported("open"):
-                revision = stored_revision(store.engine)  # connects: a wrong file fails here
-                if upgrade and revision is None and not create:
-                    raise StoreError(
-                        f"the database {store.url} holds no tracker data (no tables); "
-                        f"run `tracker ingest` first or {_NEXT_STEP}"
-                    )
-                if upgrade:
-                    upgrade_to_head(store.engine, revision)
+                store._check_schema(upgrade=upgrade, create=create)
         except ValueError as error:  # the driver refuses the file name (a NUL byte)
             store.close()
             raise StoreError(
@@ -103,9 +115,35 @@ class Store:
             raise
         return store
 
+    def _check_schema(self, *, upgrade: bool, create: bool) -> None:
+        from tracker.store.first_use import stored_revision, upgrade_to_head
+
+        revision = stored_revision(self.engine)  # connects: a wrong file fails here
+        if upgrade and revision is None and not create:
+            raise StoreError(
+                f"the database {self.url} holds no tracker data (no tables); "
+                f"run `tracker ingest` first or {_NEXT_STEP}"
+            )
+        if upgrade:
+            upgrade_to_head(self.engine, revision)
+
+    @property
+    def engine(self) -> Engine:
+        """The SQLAlchemy engine; a deferred store is opened here, on its first use."""
+        if self._engine is None:
+            assert self._deferred is not None
+            d = self._deferred
+            opened = Store.open(d.url, create=d.create, memory=d.memory)
+            self._engine, self._deferred = opened.engine, None
+        return self._engine
+
     @contextmanager
     def _reported(self, doing: str) -> Iterator[None]:
         """Database errors while ``doing`` (a verb) as a :class:`StoreError` in words."""
+        from sqlalchemy.exc import DBAPIError, SQLAlchemyError
+
+        from tracker.store.engine import advice_after
+
         try:
             yield
         except TrackerError:
@@ -133,12 +171,15 @@ class Store:
 
     @property
     def url(self) -> str:
-        """The database URL, password hidden."""
+        """The database URL, password hidden (a deferred store's is a plain SQLite URL)."""
+        if self._engine is None and self._deferred is not None:
+            return self._deferred.url
         return self.engine.url.render_as_string(hide_password=True)
 
     def close(self) -> None:
         """Release the connections."""
-        self.engine.dispose()
+        if self._engine is not None:
+            self._engine.dispose()
 
     def __enter__(self) -> Store:
         return self
@@ -148,16 +189,26 @@ class Store:
 
     def revision(self) -> str | None:
         """The schema revision the database is at."""
+        from tracker.store.first_use import stored_revision
+
         with self._reported("read"):
             return stored_revision(self.engine)
 
     def count_rows(self) -> dict[str, int]:
         """Rows per table, for summaries and tests."""
+        from tracker.store import read
+
         with self._reported("read"):
             return read.count_rows(self.engine)
 
     def has_source(self, identity_sha256: str) -> bool:
         """Whether a source with this identity (content + labels) is stored."""
+        if self._engine is None and self._deferred is not None:
+            found = quick.has_source(self._deferred.path, identity_sha256)
+            if found is not None:
+                return found
+        from tracker.store import read
+
         with self._reported("read"):
             return read.has_source(self.engine, identity_sha256)
 
@@ -186,6 +237,8 @@ class Store:
         :data:`tracker.store.engine.SAVE_ATTEMPTS` times; a source another
         process stored meanwhile is then "already stored".
         """
+        from tracker.store import write
+
         with self._reported("write to"):
             return write.save_source(
                 self.engine, source, results, replace_differing=replace_differing
@@ -193,6 +246,8 @@ class Store:
 
     def list_versions(self) -> list[VersionInfo]:
         """Every known software version (unordered; see :func:`tracker.versions.order_versions`)."""
+        from tracker.store import read
+
         with self._reported("read"):
             return read.list_versions(self.engine)
 
@@ -201,6 +256,8 @@ class Store:
     ) -> Iterator[ExportRow]:
         """Every stored result with its labels (only ``software``'s when given), streamed in a
         stable order."""
+        from tracker.store import read
+
         return self._streamed("read", read.iter_export_rows(self.engine, batch_size, software))
 
     def iter_series_points(
@@ -216,6 +273,8 @@ class Store:
         :meth:`iter_analysis_samples`, the label tables are read first and the
         results streamed by their ids in batches, so memory stays bounded.
         """
+        from tracker.store import read
+
         return self._streamed("read", read.iter_series_points(self.engine, order, batch_size))
 
     def iter_analysis_samples(self, *, batch_size: int = 5000) -> Iterator[AnalysisSample]:
@@ -224,6 +283,8 @@ class Store:
         The label tables are small and read first; the results are streamed by
         their ids alone (a third of the cost of joining every row).
         """
+        from tracker.store import read
+
         return self._streamed("read", read.iter_analysis_samples(self.engine, batch_size))
 
     def iter_sweep_samples(self, *, metric: str) -> Iterator[SweepSample]:
@@ -232,6 +293,8 @@ class Store:
         Sweep points come from serving tools; their ``extra`` gives the curve
         workload, tokens/s/user and its statistic, and the accelerator count.
         """
+        from tracker.store import read
+
         return self._streamed("read", read.iter_sweep_samples(self.engine, metric))
 
     def save_findings(
@@ -286,17 +349,33 @@ class Store:
 
     def list_systems(self) -> list[SystemSummary]:
         """Every stored system with the versions it has results in and its aliases."""
+        from tracker.store import systems
+
         with self._reported("read"):
             return systems.list_systems(self.engine)
 
     def alias_system(self, alias_key: str, key: str) -> AliasOutcome:
         """Link a renamed system: ``alias_key`` names the system ``key`` from now on."""
+        from tracker.store import systems
+
         with self._reported("write to"):
             return systems.alias_system(self.engine, alias_key, key)
 
 
+@dataclass(frozen=True, slots=True)
+class _Deferred:
+    """A SQLite file at head, opened on first use (:meth:`Store.open` with ``defer``)."""
+
+    url: str
+    path: Path
+    create: bool
+    memory: bool
+
+
 def _check_sqlite(url: URL, *, create: bool, memory: bool) -> None:
     """Refuse an in-memory database unless ``memory``, a missing file unless ``create``."""
+    from tracker.store.engine import refuse_missing_folder, sqlite_file
+
     path = sqlite_file(url)
     if path is None:
         if not memory:

@@ -38,16 +38,13 @@ from sqlalchemy.exc import DBAPIError
 from tracker.errors import StoreError
 from tracker.paths import migrations_dir
 from tracker.store.engine import writing
+from tracker.store.quick import HEAD_REVISION
 
 if sys.platform != "win32":
     import fcntl
 
 __all__ = ["HEAD_REVISION", "is_shipped_revision", "stored_revision", "upgrade_to_head"]
 
-HEAD_REVISION = "682f0ce132ea"
-"""The newest migration this tracker ships (``migrations/versions``; a new migration changes
-it, and ``tests/store/test_new_database.py`` checks it against Alembic's head). A database at
-it is used as it is, without importing Alembic (a tenth of a second of every command)."""
 
 _VERSION_TABLE = "alembic_version"
 

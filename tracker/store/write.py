@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any, cast
 
@@ -18,7 +18,7 @@ from sqlmodel import col
 
 from tracker.errors import StoreError
 from tracker.records import MetricRecord, ResultRecord, SoftwareRecord, SourceRecord, SystemRecord
-from tracker.store.corrections import Correction, Differing, compare_stored, replace_stored
+from tracker.store.corrections import Differing, compare_stored, replace_stored
 from tracker.store.engine import SAVE_ATTEMPTS, conflict, retry_delay, writing
 from tracker.store.models import (
     Artifact,
@@ -30,6 +30,7 @@ from tracker.store.models import (
     System,
     SystemDescription,
 )
+from tracker.store.outcomes import Correction, SaveOutcome
 from tracker.store.systems import load_aliases
 from tracker.versions import version_sort_key
 
@@ -38,23 +39,6 @@ __all__ = ["Correction", "SaveOutcome", "save_source"]
 _BATCH = 2000
 _RESULT_TABLE = cast(Table, inspect(Result).local_table)  # Core inserts: cheaper per row
 _ARTIFACT_TABLE = cast(Table, inspect(Artifact).local_table)
-
-
-@dataclass(frozen=True, slots=True)
-class SaveOutcome:
-    """What one :meth:`Store.save_source` call did."""
-
-    source_was_known: bool
-    results_stored: int
-    results_already_stored: int
-    retries: int = 0
-    """Times the transaction was rolled back and run again after a conflict with a
-    concurrent writer (a deadlock, a serialization failure, a row another process
-    inserted first, a SQLite lock held too long)."""
-    differing: tuple[Correction, ...] = ()
-    """Stored results whose value or validity this source disagrees with, kept as stored."""
-    replaced: tuple[Correction, ...] = ()
-    """Stored results that took this source's value (``replace=True``)."""
 
 
 def save_source(
