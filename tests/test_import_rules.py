@@ -78,10 +78,12 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "tracker.paths": (),
     "tracker.text_safety": (),
     "tracker.versions": ("tracker.records",),
+    "tracker.kinds": (),
     # Pure parsing and reading.
     "tracker.parsers": ("tracker.records", "tracker.errors", "tracker.parsers"),
     "tracker.sources": ("tracker.errors", "tracker.records", "tracker.paths", "tracker.sources"),
     "tracker.readers": (
+        "tracker.kinds",
         "tracker.parsers",
         "tracker.records",
         "tracker.errors",
@@ -100,6 +102,7 @@ LAYERS: dict[str, tuple[str, ...]] = {
     ),
     # Use cases: they never import a parser.
     "tracker.ingest": (
+        "tracker.kinds",
         "tracker.sources",
         "tracker.readers",
         "tracker.store",

@@ -2,30 +2,16 @@
 
 ``tracker --help`` and every command's options need the kinds of source and
 what can be pulled, but not the readers, the store or the network client
-behind them: these constants stand alone (``tests/test_startup.py``
-checks that they match :data:`tracker.readers.KINDS` and
-:data:`tracker.ingest.pull.ROUND_REPOSITORIES`).
+behind them: the kinds come from the leaf :mod:`tracker.kinds` (the readers'
+own list), and ``PULLABLE`` stands alone (``tests/test_startup.py`` checks that
+it matches :data:`tracker.ingest.pull.ROUND_REPOSITORIES`).
 """
 
 from __future__ import annotations
 
-__all__ = ["KINDS", "PULLABLE"]
+from tracker.kinds import KINDS
 
-KINDS: tuple[str, ...] = (
-    "mlperf-inference",
-    "mlperf-table",
-    "mlperf-training",
-    "aiperf",
-    "genai-perf",
-    "mlperf-endpoints",
-    "inferencex",
-    "vllm-bench",
-    "loadgen",
-    "google-benchmark",
-    "pytest-benchmark",
-    "bench-json",
-)
-"""Every kind of source, in the order auto-detection tries them."""
+__all__ = ["KINDS", "PULLABLE"]
 
 PULLABLE: tuple[str, ...] = ("mlperf-inference", "mlperf-training")
 """What ``tracker pull`` knows how to find."""

@@ -3,7 +3,7 @@
 A reader walks a :class:`tracker.sources.tree.SourceTree`, hands the bytes to a parser
 (:mod:`tracker.parsers`), applies the labels of the :class:`SourceSpec` and
 returns a :class:`Reading`. Adding a kind is adding a module here, its kind in
-``KINDS`` and a case in ``_load``.
+``KINDS`` (:mod:`tracker.kinds`) and a case in ``_load``.
 
 A reader's module (and its parsers) is imported when its kind is first asked for,
 or when detection reaches it: an ingest of one kind loads that kind's reader, not
@@ -15,30 +15,11 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 
 from tracker.errors import ConfigError
+from tracker.kinds import KINDS
 from tracker.readers.base import Reader, Reading
 from tracker.sources.tree import SourceTree
 
 __all__ = ["KINDS", "READERS", "Reader", "Reading", "detect_kind", "reader_for"]
-
-KINDS: tuple[str, ...] = (
-    # a published MLPerf round first: its tree also holds LoadGen logs and JSON files
-    "mlperf-inference",
-    "mlperf-table",
-    "mlperf-training",
-    # recognised by file names first, then by content (InferenceX before vLLM:
-    # an InferenceX folder may hold the raw vLLM files its rows were made from)
-    "aiperf",
-    "genai-perf",
-    "mlperf-endpoints",
-    "inferencex",
-    "vllm-bench",
-    "loadgen",
-    # microbenchmark files, by content; BMF's shape is the loosest: last
-    "google-benchmark",
-    "pytest-benchmark",
-    "bench-json",
-)
-"""Every kind of source, in the order :func:`detect_kind` tries them."""
 
 
 def _load(kind: str) -> Reader:
