@@ -31,6 +31,7 @@ from multiprocessing.context import ForkContext, ForkServerContext, SpawnContext
 from multiprocessing.process import BaseProcess
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
+from tracker.ingest.collection import use_ingest_thresholds
 from tracker.readers.base import ProgressCallback, Reader, Reading
 from tracker.records import SourceSpec
 from tracker.sources.tree import SourceTree
@@ -207,6 +208,7 @@ def _received(connection: Connection) -> list[Any]:
 def _serve(function: Callable[[Any], Any], connection: Connection) -> None:
     """A worker: apply ``function`` to each chunk it is sent, until it is sent ``None``."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is for the source's process
+    use_ingest_thresholds()  # a forked worker has them already; a fork server's does not
     _unblock_interrupts(not hasattr(signal, "pthread_sigmask"))
     while (chunk := connection.recv()) is not None:
         try:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from tracker.errors import ConfigError, ParseError, TrackerError
+from tracker.ingest.collection import fewer_collections
 from tracker.ingest.jobs import Job, parse_job
 from tracker.ingest.notes import correction_note, invalid_entry, invalid_note
 from tracker.ingest.parallel import read_source
@@ -198,15 +199,16 @@ def ingest_source(
             return SourceOutcome(
                 spec.location, known.kind, known.runs_found, saved, download=download
             )
-        stored = _read_and_store(
-            store,
-            spec,
-            tree,
-            strict=strict,
-            progress=progress,
-            replace_differing=replace_differing,
-            jobs=jobs,
-        )
+        with fewer_collections():
+            stored = _read_and_store(
+                store,
+                spec,
+                tree,
+                strict=strict,
+                progress=progress,
+                replace_differing=replace_differing,
+                jobs=jobs,
+            )
         if snapshots is not None and stored.snapshot is not None:
             snapshots.save(_snapshot_key(spec), stored.snapshot)
     finally:
