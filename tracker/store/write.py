@@ -18,6 +18,7 @@ from sqlmodel import col
 
 from tracker.errors import StoreError
 from tracker.records import MetricRecord, ResultRecord, SoftwareRecord, SourceRecord, SystemRecord
+from tracker.store.bulk import insert_rows
 from tracker.store.corrections import Differing, compare_stored, replace_stored
 from tracker.store.engine import SAVE_ATTEMPTS, conflict, retry_delay, writing
 from tracker.store.models import (
@@ -118,8 +119,7 @@ class _Writer:
         self._prepare_systems(record.system for _key, record in fresh)
         self._prepare_descriptions(record for _key, record in fresh)
         rows = [self._result_values(source_row.id, artifacts, key, r) for key, r in fresh]
-        for start in range(0, len(rows), _BATCH):
-            self.session.execute(insert(_RESULT_TABLE), rows[start : start + _BATCH])
+        insert_rows(self.session, _RESULT_TABLE, rows)
         outcome = SaveOutcome(False, len(fresh), len(results) - len(fresh))
         return self._corrected(outcome, source_row.id, artifacts, differing, replace_differing)
 
@@ -146,8 +146,7 @@ class _Writer:
             {"source_id": source_id, "path": a.path, "sha256": a.sha256, "size_bytes": a.size_bytes}
             for a in source.artifacts
         ]
-        for start in range(0, len(rows), _BATCH):
-            self.session.execute(insert(_ARTIFACT_TABLE), rows[start : start + _BATCH])
+        insert_rows(self.session, _ARTIFACT_TABLE, rows)
         return self._artifacts(source_id)
 
     def _artifacts(self, source_id: int) -> dict[str, int]:
