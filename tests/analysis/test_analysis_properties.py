@@ -106,7 +106,10 @@ def test_swapping_baseline_and_candidate_flips_regression_and_improvement(
     assert (f.verdict is Verdict.REGRESSION) == (b.verdict is Verdict.IMPROVEMENT)
     assert (f.verdict is Verdict.IMPROVEMENT) == (b.verdict is Verdict.REGRESSION)
     fe, be = f.evidence, b.evidence
-    assert fe.p_value == be.p_value
+    forward_p, back_p = fe.one_sided(), be.one_sided()  # None: untested (identical samples)
+    assert forward_p == (back_p and back_p[::-1])  # (worse, better) is (better, worse) back
+    if fe.g != 0.0:  # p_value is in the direction of g; at g = 0 exactly it has none
+        assert fe.p_value == be.p_value
     assert fe.ci_low is not None and fe.ci_high is not None
     assert be.ci_low is not None and be.ci_high is not None
     assert (fe.ci_low, fe.ci_high) == (-be.ci_high, -be.ci_low)
