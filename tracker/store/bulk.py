@@ -28,13 +28,13 @@ def insert_rows(session: Session, table: Table, rows: Sequence[dict[str, Any]]) 
     """
     if not rows:
         return
+    session.flush()  # rows the session holds first (a driver statement would not flush them)
     connection = session.connection()
     dialect = connection.dialect
     if dialect.name not in DRIVER_DIALECTS:
         for start in range(0, len(rows), BATCH_ROWS):
             session.execute(insert(table), rows[start : start + BATCH_ROWS])
         return
-    session.flush()  # the driver's statement does not flush the session as execute does
     names = list(rows[0])
     processors: list[tuple[int, Callable[[Any], Any]]] = []
     for at, name in enumerate(names):
@@ -42,10 +42,12 @@ def insert_rows(session: Session, table: Table, rows: Sequence[dict[str, Any]]) 
         processor = kind.dialect_impl(dialect).bind_processor(dialect)
         if processor is not None:
             processors.append((at, processor))
-    values = operator.itemgetter(*names)
+    values: Callable[[dict[str, Any]], Any] = operator.itemgetter(*names)
+    if len(names) == 1:  # itemgetter of one name gives the value, not a tuple
+        values = lambda row: (row[names[0]],)  # noqa: E731
     params: list[tuple[Any, ...]] = []
     for row in rows:
-        found = values(row) if len(names) > 1 else (row[names[0]],)
+        found = values(row)
         if processors:
             listed = list(found)
             for at, process in processors:

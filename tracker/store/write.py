@@ -11,14 +11,14 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any, cast
 
-from sqlalchemy import Engine, Table, insert, inspect, select
+from sqlalchemy import Engine, Table, inspect, select
 from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 from sqlalchemy.orm import Session
 from sqlmodel import col
 
 from tracker.errors import StoreError
 from tracker.records import MetricRecord, ResultRecord, SoftwareRecord, SourceRecord, SystemRecord
-from tracker.store.bulk import insert_rows
+from tracker.store.bulk import BATCH_ROWS, insert_rows
 from tracker.store.corrections import Differing, compare_stored, replace_stored
 from tracker.store.engine import SAVE_ATTEMPTS, conflict, retry_delay, writing
 from tracker.store.models import (
@@ -37,9 +37,10 @@ from tracker.versions import version_sort_key
 
 __all__ = ["Correction", "SaveOutcome", "save_source"]
 
-_BATCH = 2000
 _RESULT_TABLE = cast(Table, inspect(Result).local_table)  # Core inserts: cheaper per row
 _ARTIFACT_TABLE = cast(Table, inspect(Artifact).local_table)
+_SYSTEM_TABLE = cast(Table, inspect(System).local_table)
+_DESCRIPTION_TABLE = cast(Table, inspect(SystemDescription).local_table)
 
 
 def save_source(
@@ -172,12 +173,10 @@ class _Writer:
         missing = [wanted[k] for k in keys if k not in self.systems]
         if not missing:
             return
-        self.session.flush()
-        for start in range(0, len(missing), _BATCH):
-            batch = missing[start : start + _BATCH]
-            self.session.execute(
-                insert(System), [{"key": self._key(r), **_system_fields(r)} for r in batch]
-            )
+        for start in range(0, len(missing), BATCH_ROWS):
+            batch = missing[start : start + BATCH_ROWS]
+            rows = [{"key": self._key(r), **_system_fields(r)} for r in batch]
+            insert_rows(self.session, _SYSTEM_TABLE, rows)
             created = self.session.execute(
                 select(col(System.key), col(System.id)).where(
                     col(System.key).in_([self._key(r) for r in batch])
@@ -216,8 +215,7 @@ class _Writer:
             {"system_id": system, "software_version_id": version, **_description_fields(r)}
             for (system, version), r in wanted.items()
         ]
-        for start in range(0, len(rows), _BATCH):
-            self.session.execute(insert(SystemDescription), rows[start : start + _BATCH])
+        insert_rows(self.session, _DESCRIPTION_TABLE, rows)
         self.descriptions.update(wanted)
 
     def _result_values(
