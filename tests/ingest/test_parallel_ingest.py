@@ -7,7 +7,9 @@ is stored exactly as one process stores it (issue 19).
 * the workers' progress counts the systems read, in walk order;
 * a bad file read in a worker gives the serial ingest's lines, naming the file
   (listed without ``--strict``, ``Error: ...`` with it);
-* Ctrl-C while the workers read leaves nothing stored and no process behind.
+* Ctrl-C while the workers read leaves nothing stored and no process behind;
+* a new SQLite database is created while the workers read (its cost hidden), and an
+  error then ends the workers.
 
 Rounds below :data:`MIN_PARALLEL_FOLDERS` are read in one process; the tests
 that read the shared rounds in parts lower it (``every_round_in_parts``).
@@ -16,6 +18,7 @@ that read the shared rounds in parts lower it (``every_round_in_parts``).
 from __future__ import annotations
 
 import json
+import multiprocessing
 import os
 import signal
 import sqlite3
@@ -30,6 +33,7 @@ import pytest
 from tests.conftest import POSTGRES_URL_VARIABLE, REPO_ROOT, _postgres_schema_url
 from tests.support.cli_rows import tracker
 from tests.support.round_copies import replace_file, replicate_round
+from tracker.errors import StoreError
 from tracker.ingest import parallel
 from tracker.ingest.run import ingest_source
 from tracker.records import SourceSpec
@@ -189,9 +193,11 @@ def test_ctrl_c_while_the_workers_read_stores_nothing_and_leaves_no_process(
     assert ingest.returncode == 1, stderr
     assert b"Aborted!" in stderr and b"Traceback" not in stderr
     assert b"stored" not in stdout
-    with sqlite3.connect(database) as connection:
-        assert connection.execute("SELECT count(*) FROM result").fetchone() == (0,)
-        assert connection.execute("SELECT count(*) FROM source").fetchone() == (0,)
+    # the new database is created while the workers read: Ctrl-C may come before or after
+    if database.exists():
+        with sqlite3.connect(f"{database.as_uri()}?mode=ro", uri=True) as connection:
+            assert connection.execute("SELECT count(*) FROM result").fetchone() == (0,)
+            assert connection.execute("SELECT count(*) FROM source").fetchone() == (0,)
     _wait_until_gone(ingest.pid)
 
 
@@ -226,3 +232,52 @@ def _wait_until_gone(group: int) -> None:
             return
         assert time.monotonic() < deadline, "a worker outlived the ingest"
         time.sleep(0.02)
+
+
+def _doubled(number: int) -> int:
+    return 2 * number
+
+
+def test_the_hook_runs_once_while_the_workers_hold_their_first_tasks() -> None:
+    seen: list[int] = []
+
+    def hook() -> None:
+        seen.append(len([p for p in multiprocessing.active_children() if p.is_alive()]))
+
+    with parallel.worker_pool(2, hook) as pool:
+        doubled = list(pool(_doubled, list(range(200))))
+    assert doubled == [2 * n for n in range(200)]
+    assert seen == [2]
+
+
+def test_an_error_of_the_hook_ends_the_workers_and_is_raised() -> None:
+    def hook() -> None:
+        raise StoreError("cannot open the database: the disk is full")
+
+    with pytest.raises(StoreError, match="disk is full"):
+        with parallel.worker_pool(2, hook) as pool:
+            list(pool(_doubled, list(range(200))))
+    assert multiprocessing.active_children() == []
+
+
+@pytest.mark.usefixtures("every_round_in_parts")
+def test_a_new_database_is_created_while_the_workers_read(
+    shared_data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    database = tmp_path / "new.db"
+    workers_when_opened: list[int] = []
+    open_now = Store.open_now
+
+    def open_and_count(self: Store) -> None:
+        workers_when_opened.append(len(multiprocessing.active_children()))
+        open_now(self)
+
+    monkeypatch.setattr(Store, "open_now", open_and_count)
+    with Store.open(f"sqlite:///{database}", defer=True) as store:
+        assert not database.exists()  # not created before the reading
+        spec = SourceSpec(location=str(shared_data / "mlperf-inference" / "v5.1"))
+        outcome = ingest_source(store, spec, jobs=2)
+    assert outcome.saved is not None and outcome.saved.results_stored == outcome.runs_found
+    assert workers_when_opened == [2]
+    with sqlite3.connect(f"{database.as_uri()}?mode=ro", uri=True) as connection:
+        assert connection.execute("SELECT count(*) FROM result").fetchone() == (outcome.runs_found,)

@@ -44,11 +44,49 @@ def test_the_quick_answer_is_the_stored_one_after_a_write(tmp_path: Path) -> Non
     assert quick.has_source(tmp_path / "tracker.db", "c" * 64) is True
 
 
-def test_a_new_file_is_created_at_once(tmp_path: Path) -> None:
+def test_a_new_file_is_created_at_its_first_use(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'new.db'}"
     with Store.open(url, defer=True) as store:
+        assert store._engine is None and not (tmp_path / "new.db").exists()
+        store.save_source(SourceRecord("loadgen", "runs/a", STORED, STORED), [])
+        assert store._engine is not None
+    assert quick.has_source(tmp_path / "new.db", STORED) is True
+
+
+def test_create_if_new_creates_a_new_file_and_leaves_a_file_at_head_closed(
+    tmp_path: Path,
+) -> None:
+    url = f"sqlite:///{tmp_path / 'new.db'}"
+    with Store.open(url, defer=True) as store:
+        store.create_if_new()
         assert store._engine is not None
     assert quick.file_at_head(tmp_path / "new.db")
+    with Store.open(url, defer=True) as store:
+        store.create_if_new()
+        assert store._engine is None  # at head already: an unchanged source needs no SQLAlchemy
+        store.open_now()
+        assert store._engine is not None
+
+
+@pytest.mark.parametrize("where", ["missing-folder", "file-as-folder", "existing-link"])
+def test_a_new_file_that_cannot_be_created_fails_at_open_as_before(
+    tmp_path: Path, where: str
+) -> None:
+    if where == "missing-folder":
+        path = tmp_path / "missing" / "new.db"
+    elif where == "file-as-folder":
+        (tmp_path / "notes").write_text("a file", encoding="utf-8")
+        path = tmp_path / "notes" / "new.db"
+    else:  # a link to nowhere: SQLite would create its target; it is opened (and told) at once
+        path = tmp_path / "new.db"
+        path.symlink_to(tmp_path / "elsewhere" / "target.db")
+    assert not quick.can_create(path)
+    url = f"sqlite:///{path}"
+    with pytest.raises(StoreError) as deferred:
+        Store.open(url, defer=True)
+    with pytest.raises(StoreError) as at_once:
+        Store.open(url)
+    assert str(deferred.value) == str(at_once.value)
 
 
 def test_an_older_schema_is_migrated_at_once(tmp_path: Path) -> None:

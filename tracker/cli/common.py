@@ -34,7 +34,7 @@ import os
 import secrets
 import sys
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
@@ -200,7 +200,8 @@ def open_store(
 
     A missing SQLite file is created only with ``create``; an in-memory
     database is accepted only with ``memory`` (see the module's notes);
-    ``defer``: see :meth:`Store.open` (an unchanged source costs no SQLAlchemy).
+    ``defer``: see :meth:`Store.open` (an unchanged source costs no SQLAlchemy; a new
+    file is created while an ingest's workers read, and in any case by the end).
     """
     from tracker.store.facade import Store  # here, so that --help never loads the database
 
@@ -208,6 +209,12 @@ def open_store(
     store = Store.open(url, upgrade=upgrade, create=create, memory=memory, defer=defer)
     try:
         yield store
+    except Exception:
+        with suppress(TrackerError):  # the error that ended the command is the one told
+            store.create_if_new()
+        raise
+    else:
+        store.create_if_new()  # a new database exists after the command, as it always did
     finally:
         store.close()
 

@@ -100,15 +100,20 @@ def read_source(
     strict: bool,
     progress: ProgressCallback | None,
     jobs: int,
+    while_workers_read: Callable[[], None] | None = None,
 ) -> Reading:
     """What ``reader`` finds in ``tree``: read in parts by ``jobs`` processes where the kind
     allows it and the source is large enough (the parted reader's threshold of result folders,
-    or :data:`MIN_PARALLEL_FOLDERS` when set), else by ``reader`` in this process."""
+    or :data:`MIN_PARALLEL_FOLDERS` when set), else by ``reader`` in this process.
+
+    ``while_workers_read`` is called once in this process as soon as the workers have
+    their first tasks (the ingest opens a new database then: its cost is hidden); never
+    when the source is read in this process."""
     parted = None if jobs <= 1 or not isinstance(tree, PartedFolderTree) else _parted_read(kind)
     if parted is None:
         return reader.read(tree, spec, strict=strict, progress=progress)
     read_in_parts, least = parted
-    with worker_pool(jobs) as pool:
+    with worker_pool(jobs, while_workers_read) as pool:
         return read_in_parts(
             tree,
             spec,
@@ -121,12 +126,14 @@ def read_source(
 
 @contextmanager
 def worker_pool(
-    jobs: int,
+    jobs: int, while_workers_read: Callable[[], None] | None = None
 ) -> Iterator[Callable[[Callable[[_Task], _Outcome], Sequence[_Task]], Iterator[_Outcome]]]:
     """An ordered map over up to ``jobs`` worker processes, started on its first use.
 
     The tasks go out in chunks, each to the first idle worker; each worker has a
     pipe of its own (no lock is shared, so ending a worker can block nothing).
+    ``while_workers_read`` runs in this process once the first chunks are out
+    (an error it raises ends the workers, as any other).
     Leaving the block normally stops the workers; leaving it by an exception
     (Ctrl-C, an error in a worker) kills them at once.
     """
@@ -148,7 +155,8 @@ def worker_pool(
                 workers.append((process, mine))
         finally:
             _unblock_interrupts(blocked)
-        return _ordered(chunks, [connection for _process, connection in workers[-len(chunks) :]])
+        connections = [connection for _process, connection in workers[-len(chunks) :]]
+        return _ordered(chunks, connections, while_workers_read)
 
     try:
         yield ordered_map
@@ -165,13 +173,20 @@ def worker_pool(
             connection.close()
 
 
-def _ordered(chunks: Sequence[Sequence[_Task]], connections: list[Connection]) -> Iterator[Any]:
-    """The outcomes of the chunks, in order, as the workers on ``connections`` give them."""
+def _ordered(
+    chunks: Sequence[Sequence[_Task]],
+    connections: list[Connection],
+    while_workers_read: Callable[[], None] | None,
+) -> Iterator[Any]:
+    """The outcomes of the chunks, in order, as the workers on ``connections`` give them;
+    ``while_workers_read`` is called once the first chunks are out."""
     pending = iter(enumerate(chunks))
     busy: dict[Connection, int] = {}
     done: dict[int, list[Any]] = {}
     for connection in connections:
         _hand_out(connection, pending, busy)
+    if while_workers_read is not None:
+        while_workers_read()
     following = 0
     while busy:
         for ready in wait(list(busy)):

@@ -265,7 +265,16 @@ def _read_and_store(
         raise
     try:
         reader = reader_for(kind)
-        reading = read_source(reader, kind, tree, spec, strict=strict, progress=progress, jobs=jobs)
+        reading = read_source(
+            reader,
+            kind,
+            tree,
+            spec,
+            strict=strict,
+            progress=progress,
+            jobs=jobs,
+            while_workers_read=store.open_now,  # a new database is created meanwhile
+        )
     except ConfigError as error:
         hint = _kind_hint(tree, kind)
         if not hint:

@@ -31,6 +31,7 @@ __all__ = [
     "NEXT_STEP",
     "SAVE_ATTEMPTS",
     "advice_after",
+    "check_sqlite_url",
     "conflict",
     "create_store_engine",
     "normalise_database_url",
@@ -114,6 +115,25 @@ def sqlite_file(url: URL) -> Path | None:
     if database in ("", ":memory:"):
         return None
     return Path(database)
+
+
+def check_sqlite_url(url: URL, *, create: bool, memory: bool) -> None:
+    """Refuse an in-memory database unless ``memory``, a missing file unless ``create``."""
+    path = sqlite_file(url)
+    if path is None:
+        if not memory:
+            raise StoreError(
+                f"{url.render_as_string(hide_password=True)} is an in-memory database: what "
+                "this command stores or reads is gone when it ends; use sqlite:///FILE"
+            )
+        return
+    refuse_missing_folder(url, create=create)
+    try:
+        exists = path.exists()
+    except (OSError, ValueError):  # a name no file can have (a NUL byte), too long a name
+        exists = False
+    if not exists and not create:
+        raise StoreError(f"no database at {path}; run `tracker ingest` first or {NEXT_STEP}")
 
 
 def refuse_missing_folder(url: URL, *, create: bool) -> None:

@@ -35,7 +35,7 @@ from tracker.store.outcomes import SaveOutcome
 # findings and analysis runs too: an ingest never loads them (nor Alembic, unless the
 # schema must be migrated).
 if TYPE_CHECKING:
-    from sqlalchemy import URL, Engine
+    from sqlalchemy import Engine
 
     from tracker.analysis_records import (
         AnalysisRunSettings,
@@ -90,17 +90,22 @@ class Store:
         ``defer=True`` (ingest, pull): a SQLite file already at the schema's head
         (nothing to create, migrate or report) is opened at its first use, and
         :meth:`has_source` is answered without SQLAlchemy until then
-        (:mod:`tracker.store.quick`); any other database is opened at once.
+        (:mod:`tracker.store.quick`). So is, with ``create``, a file that does not
+        exist yet in a folder this process may write: it is created at its first use,
+        or by :meth:`open_now` (an ingest read by worker processes creates it while
+        they read). Any other database is opened at once.
         """
         if defer and upgrade:
             path = quick.sqlite_path(url)
             if path is not None and quick.file_at_head(path):
-                return cls(None, deferred=_Deferred(url, path, create, memory))
-        from tracker.store.engine import create_store_engine, parse_database_url
+                return cls(None, deferred=_Deferred(url, path, create, memory, new=False))
+            if path is not None and create and quick.can_create(path):
+                return cls(None, deferred=_Deferred(url, path, create, memory, new=True))
+        from tracker.store.engine import check_sqlite_url, create_store_engine, parse_database_url
 
         parsed = parse_database_url(url)
         if parsed.get_backend_name() == "sqlite":
-            _check_sqlite(parsed, create=create, memory=memory)
+            check_sqlite_url(parsed, create=create, memory=memory)
         store = cls(create_store_engine(parsed))
         try:
             with store._reported("open"):
@@ -136,6 +141,17 @@ class Store:
             opened = Store.open(d.url, create=d.create, memory=d.memory)
             self._engine, self._deferred = opened.engine, None
         return self._engine
+
+    def open_now(self) -> None:
+        """Open a deferred store now (create its file, bring its schema to head): a no-op
+        for a store that is open. Errors are those of :meth:`open`."""
+        _engine = self.engine
+
+    def create_if_new(self) -> None:
+        """Create the file of a deferred new database now, so that it exists after the
+        command whatever happened (as an open at once would leave it); a no-op otherwise."""
+        if self._engine is None and self._deferred is not None and self._deferred.new:
+            self.open_now()
 
     @contextmanager
     def _reported(self, doing: str) -> Iterator[None]:
@@ -364,30 +380,12 @@ class Store:
 
 @dataclass(frozen=True, slots=True)
 class _Deferred:
-    """A SQLite file at head, opened on first use (:meth:`Store.open` with ``defer``)."""
+    """A SQLite file at head, or one to create, opened on first use (:meth:`Store.open`
+    with ``defer``)."""
 
     url: str
     path: Path
     create: bool
     memory: bool
-
-
-def _check_sqlite(url: URL, *, create: bool, memory: bool) -> None:
-    """Refuse an in-memory database unless ``memory``, a missing file unless ``create``."""
-    from tracker.store.engine import refuse_missing_folder, sqlite_file
-
-    path = sqlite_file(url)
-    if path is None:
-        if not memory:
-            raise StoreError(
-                f"{url.render_as_string(hide_password=True)} is an in-memory database: what "
-                "this command stores or reads is gone when it ends; use sqlite:///FILE"
-            )
-        return
-    refuse_missing_folder(url, create=create)
-    try:
-        exists = path.exists()
-    except (OSError, ValueError):  # a name no file can have (a NUL byte), too long a name
-        exists = False
-    if not exists and not create:
-        raise StoreError(f"no database at {path}; run `tracker ingest` first or {_NEXT_STEP}")
+    new: bool
+    """The file did not exist when the store was opened: it is created at first use."""

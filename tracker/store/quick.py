@@ -9,6 +9,10 @@ models: about 0.4 s of CPU, issue 19). :meth:`tracker.store.facade.Store.open`
 with ``defer=True`` uses this module to leave the database closed while a
 SQLite file at head can answer, and opens it as always at the first other use.
 
+With ``create``, a SQLite file that does not exist yet is deferred too
+(:func:`can_create`): an ingest read by worker processes creates it while they
+read, which hides the same cost.
+
 Every answer here is "yes", "no", or "cannot tell" (``None``: not a plain SQLite
 file URL, no such file, not at head, any error); "cannot tell" makes the
 caller open the database the usual way, which reports what is wrong.
@@ -16,12 +20,13 @@ caller open the database the usual way, which reports what is wrong.
 
 from __future__ import annotations
 
+import os
 import re
 import sqlite3
 from contextlib import closing
 from pathlib import Path
 
-__all__ = ["HEAD_REVISION", "file_at_head", "has_source", "sqlite_path"]
+__all__ = ["HEAD_REVISION", "can_create", "file_at_head", "has_source", "sqlite_path"]
 
 HEAD_REVISION = "682f0ce132ea"
 """The newest migration this tracker ships (``migrations/versions``; a new migration changes
@@ -44,6 +49,20 @@ def sqlite_path(url: str) -> Path | None:
 def file_at_head(path: Path) -> bool:
     """Whether ``path`` is a SQLite file whose schema is at :data:`HEAD_REVISION`."""
     return _ask(path, None) is not None
+
+
+def can_create(path: Path) -> bool:
+    """Whether ``path`` names no file (not even a broken link) in a folder this process may
+    write: a new database there is created when it is first used. ``False`` for anything
+    else (the caller then opens it at once, and the usual errors name what is wrong)."""
+    try:
+        return (
+            not os.path.lexists(path)
+            and path.parent.is_dir()
+            and os.access(path.parent, os.W_OK | os.X_OK)
+        )
+    except (OSError, ValueError):  # a name no file can have
+        return False
 
 
 def has_source(path: Path, identity_sha256: str) -> bool | None:
