@@ -139,8 +139,9 @@ def store(database_url: str) -> Iterator[Store]:
 class RunTracker:
     """``run_tracker(["gate", "--candidate", "2.0"], env={...})``: the CLI in this process.
 
-    The entry point is the console script's (``tracker.cli:cli``). The result is
-    click's :class:`~click.testing.Result`: ``exit_code``, ``stdout`` and ``stderr``
+    The entry point is the command group behind the console script (``tracker.cli:cli``;
+    the script itself, :func:`tracker.cli.main`, also freezes the collector at exit). The
+    result is click's :class:`~click.testing.Result`: ``exit_code``, ``stdout`` and ``stderr``
     apart (click >= 8.2), ``output`` (both, interleaved). ``env`` applies to this
     run only (``None`` unsets a variable); ``GITHUB_STEP_SUMMARY`` is unset unless
     given, so a gate run in CI never writes to the job's summary. An exception the

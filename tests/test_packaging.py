@@ -168,7 +168,7 @@ def test_the_distribution_has_a_name_of_its_own_and_the_command_stays_tracker(
 ) -> None:
     project = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text("utf-8"))["project"]
     assert project["name"] == DISTRIBUTION
-    assert project["scripts"] == {"tracker": "tracker.cli:cli"}
+    assert project["scripts"] == {"tracker": "tracker.cli:main"}
     metadata = Parser().parsestr(_dist_info_file(wheel, "METADATA"))
     assert metadata["Name"] == DISTRIBUTION
     assert wheel.name.startswith("mlperf_results_tracker-")
@@ -236,7 +236,7 @@ def test_wheel_ships_the_package_modules(wheel: Path) -> None:
 def test_wheel_declares_the_tracker_console_script(wheel: Path) -> None:
     parser = configparser.ConfigParser()
     parser.read_string(_dist_info_file(wheel, "entry_points.txt"))
-    assert parser["console_scripts"]["tracker"] == "tracker.cli:cli"
+    assert parser["console_scripts"]["tracker"] == "tracker.cli:main"
 
 
 def test_installed_package_finds_its_shipped_folders(wheel: Path, tmp_path: Path) -> None:
@@ -323,7 +323,7 @@ def test_the_wheel_installed_elsewhere_is_the_tracker_that_runs(installed: Path)
     assert package.is_relative_to(installed.resolve()), found
     assert not package.is_relative_to(REPO_ROOT), found
     assert found["dist_version"] == found["version"]
-    assert found["scripts"] == {"tracker": "tracker.cli:cli"}
+    assert found["scripts"] == {"tracker": "tracker.cli:main"}
     assert any(name.endswith("/licenses/LICENSE") for name in found["licenses"]), found
 
 

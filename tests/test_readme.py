@@ -3,8 +3,8 @@
 The blocks are run in order, in one temporary folder holding copies of
 ``ingest/`` and ``docs/`` (so ``ingest/demo.toml`` finds ``demo/data`` there),
 with ``TRACKER_*`` variables cleared and the README's ``export``s applied. Each
-``tracker`` command runs in this process through the console script's entry
-point (``tracker.cli:cli``), with one exception: the first line that shows an
+``tracker`` command runs in this process through the command group behind the
+console script (``tracker.cli:cli``), with one exception: the first line that shows an
 exit code (``|| echo "exit $?"``) runs as written, in bash, with the real
 ``tracker`` console script of this interpreter on ``PATH``, and must print the
 exit code its comment promises. A command must exit 0 unless the README writes

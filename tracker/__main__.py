@@ -1,3 +1,3 @@
-from tracker.cli import cli
+from tracker.cli import main
 
-cli()
+main()

@@ -7,10 +7,12 @@ stderr); 3 only for ``gate --strict`` when the worst result is suspect.
 The commands live in :mod:`tracker.cli.ingest` (ingest, pull, export, db),
 :mod:`tracker.cli.analysis` (analyze, findings, report) and
 :mod:`tracker.cli.gate` (gate, demo) and :mod:`tracker.cli.systems` (systems);
-this module defines the group.
+this module defines the group, and :func:`main`, the ``tracker`` console script.
 """
 
 from __future__ import annotations
+
+import gc
 
 import click
 
@@ -24,7 +26,7 @@ from tracker.cli.common import (
     take_database_url,
 )
 
-__all__ = ["DEFAULT_DATABASE_URL", "TrackerCommandError", "cli"]
+__all__ = ["DEFAULT_DATABASE_URL", "TrackerCommandError", "cli", "main"]
 
 
 @click.group(cls=TrackerGroup)
@@ -66,3 +68,20 @@ for _command in (
     cli.add_command(_command)
 cli.add_command(compare.compare)
 add_database_url_option(cli)  # `tracker ingest --database-url URL ...` works as well
+
+
+def main() -> None:
+    """The ``tracker`` command (console script and ``python -m tracker``): :func:`cli`, then
+    a quicker exit.
+
+    When the command is done, whatever it leaves is put out of the cyclic garbage
+    collector's reach (``gc.freeze``), so that Python's shutdown does not walk every
+    object of the modules the command loaded (SQLAlchemy, SQLModel, pydantic...) once
+    more before freeing them: 0.12 s of CPU off an ingest (issue 19). Nothing else
+    changes: exit code, output, ``atexit`` handlers and finalizers are as without it.
+    Tests run :func:`cli` in their own process instead, whose collector must keep working.
+    """
+    try:
+        cli()  # standalone: it ends by raising SystemExit with the command's exit code
+    finally:
+        gc.freeze()
