@@ -19,6 +19,14 @@ package's bytecode is compiled first, as ``pip install`` of a wheel leaves it: w
 ``PYTHONDONTWRITEBYTECODE`` is set, an editable install compiles every module of the
 tracker again at each start (about 0.13 s of CPU on a 2-core machine).
 
+Beside them, two floors of the 2,460-folder command (once, CPU seconds): the
+least any reader of these folders must do (list the folders the tracker lists,
+read and hash with sha256 the files it reads, no parsing: the folder
+counterpart of the archive benchmark's minimal stream-and-read), and the least
+the command spends before and after its work (the interpreter, the import of
+the CLI and of the store, and the exit). Their sum bounds the folders per CPU
+second the command could reach with parsing and storing that cost nothing.
+
 Each figure is the median of ``--runs`` repetitions (default 3, each into a
 fresh database), as wall time and as CPU time of this process and its workers
 (user + sys). Prints the figures (and every run's), the machine's load
@@ -29,6 +37,7 @@ from __future__ import annotations
 
 import argparse
 import compileall
+import hashlib
 import json
 import os
 import shutil
@@ -44,7 +53,9 @@ from typing import cast
 import tracker
 from tracker.ingest.parallel import default_jobs
 from tracker.ingest.run import ingest_source
+from tracker.readers.mlperf import MLPerfInferenceReader
 from tracker.records import SourceSpec
+from tracker.sources.tree import FolderTree
 from tracker.store.facade import Store
 
 MIN_FOLDERS = 20_000
@@ -159,6 +170,71 @@ def _cli_run(tree: Path, work: Path, jobs: int) -> _Timed:
     return _Timed(elapsed, cpu, folders, folders)
 
 
+class _ListedTree(FolderTree):
+    """A folder tree that remembers every folder it lists."""
+
+    def __init__(self, root: Path) -> None:
+        super().__init__(root)
+        self.listed: list[str] = []
+
+    def _scan(self, folder: str) -> tuple[list[str], list[str]]:
+        self.listed.append(folder)
+        return super()._scan(folder)
+
+
+def _io_floor_cpu_s(tree: Path) -> float:
+    """CPU seconds to list the folders and to read and hash the files the reader does
+    (which it finds out first, untimed); the best of three."""
+    listed = _ListedTree(tree)
+    MLPerfInferenceReader().read(
+        listed, SourceSpec(location=str(tree)), strict=False, progress=None
+    )
+    folders = [os.path.join(tree, folder) for folder in listed.listed]
+    files = [os.path.join(tree, artifact.path) for artifact in listed.artifacts()]
+    best = float("inf")
+    for _ in range(3):
+        start = time.process_time()
+        for folder in folders:
+            os.stat(folder)
+            with os.scandir(folder) as entries:
+                list(entries)
+        for name in files:
+            descriptor = os.open(name, os.O_RDONLY)
+            try:
+                data = os.read(descriptor, os.fstat(descriptor).st_size + 1)
+            finally:
+                os.close(descriptor)
+            hashlib.sha256(data).hexdigest()
+        best = min(best, time.process_time() - start)
+    return best
+
+
+def _start_and_exit_floor_cpu_s() -> float:
+    """CPU seconds of a process that imports the CLI and the store and exits as the console
+    script does (the collector frozen), the median of five: what an ingest command spends
+    before and after its work."""
+    script = "import gc, tracker.cli, tracker.store.write, tracker.store.models; gc.freeze()"
+    spent = []
+    for _ in range(5):
+        before = _cpu_s()
+        subprocess.run([sys.executable, "-c", script], check=True)
+        spent.append(_cpu_s() - before)
+    return statistics.median(spent)
+
+
+def _floors(figures: dict[str, object], io_s: float, start_s: float) -> dict[str, float]:
+    """The 2,460-folder command's CPU over its floors (reading, start and exit), and the
+    folders per CPU second it would reach at them."""
+    folders = cast(int, figures["cli_result_folders"])
+    command_s = folders / cast(float, figures["cli_serial_folders_per_cpu_s"])
+    return {
+        "cli_io_floor_cpu_s": io_s,
+        "cli_start_and_exit_floor_cpu_s": start_s,
+        "cli_serial_cpu_over_floors": command_s / (io_s + start_s),
+        "cli_folders_per_cpu_s_at_floors": folders / (io_s + start_s),
+    }
+
+
 def _figures(runs: list[dict[str, _Timed]], build_s: float, jobs: int) -> dict[str, object]:
     """Medians over the runs, wall and CPU time; the per-run figures beside them."""
 
@@ -223,7 +299,9 @@ def main() -> None:
             run["cli_serial"] = _cli_run(cli_tree, work, 1)
             run["cli_jobs"] = _cli_run(cli_tree, work, args.jobs)
             runs.append(run)
+        io_floor_s = _io_floor_cpu_s(cli_tree)
     figures = _figures(runs, build_s, args.jobs)
+    figures.update(_floors(figures, io_floor_s, _start_and_exit_floor_cpu_s()))
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text(json.dumps(figures, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     for key, value in figures.items():
@@ -238,6 +316,12 @@ def main() -> None:
         ratio = cast(float, figures[f"reingest_{clock}ratio"]) / ANCHOR_REINGEST_RATIO
         what = "CPU" if clock else "wall"
         print(f"{what}: folders/s vs target {speed:.2f}x, re-ingest ratio vs anchor {ratio:.2f}x")
+    print(
+        f"the {figures['cli_result_folders']}-folder command (--jobs 1): "
+        f"{cast(float, figures['cli_serial_cpu_over_floors']):.2f}x its floors in CPU; "
+        "with parsing and storing that cost nothing it would reach "
+        f"{cast(float, figures['cli_folders_per_cpu_s_at_floors']):.0f} folders per CPU second"
+    )
     print(f"written to {RESULTS}")
 
 
