@@ -24,6 +24,15 @@ def _file_at_head(tmp_path: Path) -> str:
     return url
 
 
+def _fails_at_open_as_before(url: str) -> None:
+    """Opening ``url`` with ``defer`` fails at once, with the error an open without it gives."""
+    with pytest.raises(StoreError) as deferred:
+        Store.open(url, defer=True)
+    with pytest.raises(StoreError) as at_once:
+        Store.open(url)
+    assert str(deferred.value) == str(at_once.value)
+
+
 def test_a_file_at_head_answers_without_opening_and_opens_on_first_other_use(
     tmp_path: Path,
 ) -> None:
@@ -82,11 +91,7 @@ def test_a_new_file_that_cannot_be_created_fails_at_open_as_before(
         path.symlink_to(tmp_path / "elsewhere" / "target.db")
     assert not quick.can_create(path)
     url = f"sqlite:///{path}"
-    with pytest.raises(StoreError) as deferred:
-        Store.open(url, defer=True)
-    with pytest.raises(StoreError) as at_once:
-        Store.open(url)
-    assert str(deferred.value) == str(at_once.value)
+    _fails_at_open_as_before(url)
 
 
 def test_an_older_schema_is_migrated_at_once(tmp_path: Path) -> None:
@@ -96,21 +101,13 @@ def test_an_older_schema_is_migrated_at_once(tmp_path: Path) -> None:
     connection.commit()
     connection.close()
     assert not quick.file_at_head(tmp_path / "tracker.db")
-    with pytest.raises(StoreError) as deferred:
-        Store.open(url, defer=True)
-    with pytest.raises(StoreError) as at_once:
-        Store.open(url)
-    assert str(deferred.value) == str(at_once.value)  # an unknown revision, named the same
+    _fails_at_open_as_before(url)  # an unknown revision, named the same
 
 
 def test_a_file_that_is_no_database_fails_at_open_as_before(tmp_path: Path) -> None:
     (tmp_path / "notes.db").write_bytes(b"not a database, but notes " * 100)
     url = f"sqlite:///{tmp_path / 'notes.db'}"
-    with pytest.raises(StoreError) as deferred:
-        Store.open(url, defer=True)
-    with pytest.raises(StoreError) as at_once:
-        Store.open(url)
-    assert str(deferred.value) == str(at_once.value)
+    _fails_at_open_as_before(url)
     assert quick.has_source(tmp_path / "notes.db", STORED) is None
 
 
