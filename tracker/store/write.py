@@ -161,8 +161,9 @@ class _Writer:
         """Find or create every system of a batch with a few queries, not a few per system."""
         wanted: dict[str, SystemRecord] = {}
         for r in records:
-            if self._key(r) not in self.systems:
-                wanted.setdefault(self._key(r), r)
+            key = self._key(r)
+            if key not in self.systems:
+                wanted.setdefault(key, r)
         keys = list(wanted)
         for start in range(0, len(keys), 500):
             chunk = keys[start : start + 500]
@@ -170,17 +171,13 @@ class _Writer:
                 _fill_gaps(row, _system_fields(wanted[row.key]))
                 assert row.id is not None
                 self.systems[row.key] = row.id
-        missing = [wanted[k] for k in keys if k not in self.systems]
-        if not missing:
-            return
+        missing = [key for key in keys if key not in self.systems]
         for start in range(0, len(missing), BATCH_ROWS):
             batch = missing[start : start + BATCH_ROWS]
-            rows = [{"key": self._key(r), **_system_fields(r)} for r in batch]
+            rows = [{"key": key, **_system_fields(wanted[key])} for key in batch]
             insert_rows(self.session, _SYSTEM_TABLE, rows)
             created = self.session.execute(
-                select(col(System.key), col(System.id)).where(
-                    col(System.key).in_([self._key(r) for r in batch])
-                )
+                select(col(System.key), col(System.id)).where(col(System.key).in_(batch))
             )
             self.systems.update({key: sid for key, sid in created if sid is not None})
 
