@@ -316,6 +316,11 @@ def main() -> None:
         ratio = cast(float, figures[f"reingest_{clock}ratio"]) / ANCHOR_REINGEST_RATIO
         what = "CPU" if clock else "wall"
         print(f"{what}: folders/s vs target {speed:.2f}x, re-ingest ratio vs anchor {ratio:.2f}x")
+    one_core = cast(float, figures["serial_folders_per_cpu_s"])
+    print(
+        f"one process (--jobs 1): {one_core:.0f} folders per CPU second, "
+        f"{one_core / ANCHOR_FOLDERS_PER_S:.2f}x the one-core anchor ({ANCHOR_FOLDERS_PER_S}/s)"
+    )
     print(
         f"the {figures['cli_result_folders']}-folder command (--jobs 1): "
         f"{cast(float, figures['cli_serial_cpu_over_floors']):.2f}x its floors in CPU; "
