@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from scipy import stats  # type: ignore[import-untyped]
 
 from tracker.analysis import adjust_pvalues, q_values
-from tracker.analysis.multiple import Method
+from tracker.analysis.multiple import FamilyMethod as Method
 
 
 def test_bh_q_values_by_hand() -> None:

@@ -19,7 +19,7 @@ import numpy.typing as npt
 __all__ = ["FamilyAdjustment", "adjust_pvalues", "q_values"]
 
 FloatArray = npt.NDArray[np.float64]
-Method = Literal["bh", "by"]
+FamilyMethod = Literal["bh", "by"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,10 +28,10 @@ class FamilyAdjustment:
 
     q_values: tuple[float, ...]
     family_size: int
-    method: Method
+    method: FamilyMethod
 
 
-def q_values(p_values: npt.ArrayLike, method: Method = "bh") -> FloatArray:
+def q_values(p_values: npt.ArrayLike, method: FamilyMethod = "bh") -> FloatArray:
     """Adjusted p-values (q) of a 1-D array: ``"bh"`` Benjamini–Hochberg, ``"by"`` –Yekutieli.
 
     Benjamini–Yekutieli holds under any dependence (e.g. TTFT and TPOT of the same
@@ -47,7 +47,7 @@ def q_values(p_values: npt.ArrayLike, method: Method = "bh") -> FloatArray:
     return _step_up(p, method)
 
 
-def _step_up(p: FloatArray, method: Method) -> FloatArray:
+def _step_up(p: FloatArray, method: FamilyMethod) -> FloatArray:
     """The step-up adjustment, as ``scipy.stats.false_discovery_control`` computes it.
 
     Written out here so that the analysis does not import ``scipy.stats`` (about
@@ -65,7 +65,7 @@ def _step_up(p: FloatArray, method: Method) -> FloatArray:
     return np.clip(q, 0.0, 1.0)
 
 
-def adjust_pvalues(p_values: Sequence[float], method: Method = "bh") -> FamilyAdjustment:
+def adjust_pvalues(p_values: Sequence[float], method: FamilyMethod = "bh") -> FamilyAdjustment:
     """:func:`q_values` for a plain sequence, with the family size."""
     q = q_values(p_values, method)
     return FamilyAdjustment(tuple(float(v) for v in q), int(q.size), method)

@@ -71,7 +71,7 @@ from enum import StrEnum
 import numpy as np
 
 from tracker.analysis.defaults import Q_LEVEL, SUSPECT_P
-from tracker.analysis.multiple import Method as FamilyMethod
+from tracker.analysis.multiple import FamilyMethod
 from tracker.analysis.multiple import q_values
 from tracker.analysis.series import direction
 from tracker.analysis.twosample import Method

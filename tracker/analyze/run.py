@@ -65,7 +65,7 @@ from tracker.analysis import (
 )
 from tracker.analysis.defaults import EFFICIENCY_DROP_FLOOR, EFFICIENCY_FLOOR
 from tracker.analysis.interactivity import Interpolation
-from tracker.analysis.multiple import Method as FamilyMethod
+from tracker.analysis.multiple import FamilyMethod
 from tracker.analysis_records import (
     FindingRecord,
     FindingsSaved,

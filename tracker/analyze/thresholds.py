@@ -15,7 +15,7 @@ from dataclasses import replace
 from typing import Protocol
 
 from tracker.analysis import ChangeEvidence, Comparison, ComparisonRun, decide_verdicts
-from tracker.analysis.multiple import Method as FamilyMethod
+from tracker.analysis.multiple import FamilyMethod
 from tracker.analysis.verdicts import directional_q_values, judge
 from tracker.analysis_records import SeriesInfo
 

@@ -33,7 +33,7 @@ from tracker.records import ParsedResult
 __all__ = ["SUMMARY_SUFFIX", "parse_genai_perf_summary"]
 
 SUMMARY_SUFFIX = "_genai_perf.json"
-_SKIPPED_TOP = frozenset({"input_config", "telemetry_stats", "sessions"})
+_GENAI_SKIPPED_TOP = frozenset({"input_config", "telemetry_stats", "sessions"})
 
 
 def parse_genai_perf_summary(data: bytes, *, path: str) -> list[ParsedResult]:
@@ -48,16 +48,16 @@ def parse_genai_perf_summary(data: bytes, *, path: str) -> list[ParsedResult]:
         tool="genai-perf",
         artifact_path=path,
         output_tokens_per_s=primary_rate(doc, path=path),
-        model=_model(config),
+        model=_genai_model(config),
     )
-    _load(point, config, path=path)
+    _genai_load(point, config, path=path)
     point.isl_requested = _first_number(
         config, ("input", "synthetic_tokens", "mean"), ("synthetic_input_tokens_mean",)
     )
     point.osl_requested = _first_number(
         config, ("input", "output_tokens", "mean"), ("output_tokens_mean",)
     )
-    point.extra.update(block_extra(doc, path=path, skip=_SKIPPED_TOP))
+    point.extra.update(block_extra(doc, path=path, skip=_GENAI_SKIPPED_TOP))
     per_user = doc.get(PER_USER_TAG)
     if isinstance(per_user, Mapping) and is_number(per_user.get("avg")):
         point.tokens_per_s_per_user = float(per_user["avg"])
@@ -65,7 +65,7 @@ def parse_genai_perf_summary(data: bytes, *, path: str) -> list[ParsedResult]:
     return point_results(point)
 
 
-def _model(config: JsonObject) -> str | None:
+def _genai_model(config: JsonObject) -> str | None:
     for key in ("model_names", "model"):
         value = config.get(key)
         names = value if isinstance(value, list) else [value]
@@ -75,7 +75,7 @@ def _model(config: JsonObject) -> str | None:
     return None
 
 
-def _load(point: ServingPoint, config: JsonObject, *, path: str) -> None:
+def _genai_load(point: ServingPoint, config: JsonObject, *, path: str) -> None:
     stimulus = _nested(config, ("perf_analyzer", "stimulus"))
     source = stimulus if isinstance(stimulus, Mapping) else config
     concurrency = source.get("concurrency", source.get("session_concurrency"))

@@ -49,7 +49,7 @@ from tracker.records import ExtraValue, ParsedResult
 
 __all__ = ["looks_like_inferencex_row", "parse_inferencex_rows"]
 
-_LATENCY = re.compile(r"(mean|median|std|p\d+(?:\.\d+)?)_(ttft|tpot|itl|e2el)")
+_ROW_LATENCY = re.compile(r"(mean|median|std|p\d+(?:\.\d+)?)_(ttft|tpot|itl|e2el)")
 _INTVTY = re.compile(r"(mean|median|std|p\d+(?:\.\d+)?)_intvty")
 _QUANTITY = {"ttft": "ttft", "tpot": "tpot", "itl": "itl", "e2el": "e2e_latency"}
 _TEXT_KEYS: Mapping[str, str] = {
@@ -205,7 +205,7 @@ def _metric_extra(values: JsonObject, gpus: int) -> dict[str, ExtraValue]:
     for key, value in values.items():
         if not is_number(value):
             continue
-        latency = _LATENCY.fullmatch(key)
+        latency = _ROW_LATENCY.fullmatch(key)
         intvty = _INTVTY.fullmatch(key)
         if latency:
             stat, quantity = latency.groups()

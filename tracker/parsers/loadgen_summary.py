@@ -23,18 +23,18 @@ from tracker.records import ExtraValue
 __all__ = ["complete_summary_extra"]
 
 _NS_PER_MS = 1e6
-_PCT = r"(\d+(?:\.\d+)?)"
+_SUMMARY_PCT = r"(\d+(?:\.\d+)?)"
 _PATTERNS: tuple[tuple[re.Pattern[str], str, float], ...] = tuple(
     (re.compile(pattern, re.IGNORECASE), name, divisor)
     for pattern, name, divisor in (
-        (rf"{_PCT} percentile latency \(ns\)", "latency_p{}_ms", _NS_PER_MS),
-        (rf"{_PCT}th percentile latency \(ns\)", "latency_p{}_ms", _NS_PER_MS),
-        (rf"{_PCT} percentile first token latency \(ns\)", "ttft_p{}_ms", _NS_PER_MS),
+        (rf"{_SUMMARY_PCT} percentile latency \(ns\)", "latency_p{}_ms", _NS_PER_MS),
+        (rf"{_SUMMARY_PCT}th percentile latency \(ns\)", "latency_p{}_ms", _NS_PER_MS),
+        (rf"{_SUMMARY_PCT} percentile first token latency \(ns\)", "ttft_p{}_ms", _NS_PER_MS),
         (r"(min|max|mean) first token latency \(ns\)", "ttft_{}_ms", _NS_PER_MS),
-        (rf"{_PCT} percentile time to output token \(ns\)", "tpot_p{}_ms", _NS_PER_MS),
+        (rf"{_SUMMARY_PCT} percentile time to output token \(ns\)", "tpot_p{}_ms", _NS_PER_MS),
         (r"(min|max|mean) time (?:per|to) output token \(ns\)", "tpot_{}_ms", _NS_PER_MS),
         (
-            rf"early stopping {_PCT}th percentile estimate",
+            rf"early stopping {_SUMMARY_PCT}th percentile estimate",
             "p{}_latency_early_stopping_ms",
             _NS_PER_MS,
         ),

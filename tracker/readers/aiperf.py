@@ -31,7 +31,7 @@ __all__ = ["AIPerfReader"]
 _TRIAL = re.compile(r"(?:^|/)profile_runs/run_\d+$")
 
 
-def find_runs(tree: SourceTree) -> list[Unit]:
+def find_aiperf_runs(tree: SourceTree) -> list[Unit]:
     """One unit per AIPerf run folder ("" for the source root itself)."""
     units = []
     for path in tree.files():
@@ -51,7 +51,7 @@ class AIPerfReader:
 
     def detect(self, tree: SourceTree) -> bool:
         names = {AGGREGATE_NAME, SWEEP_NAME}
-        return bool(find_runs(tree)) or any(basename(p) in names for p in tree.files())
+        return bool(find_aiperf_runs(tree)) or any(basename(p) in names for p in tree.files())
 
     def read(
         self,
@@ -61,7 +61,7 @@ class AIPerfReader:
         strict: bool,
         progress: ProgressCallback | None,
     ) -> Reading:
-        units = find_runs(tree)
+        units = find_aiperf_runs(tree)
         derived = {AGGREGATE_NAME, SWEEP_NAME}
         if not units and any(basename(p) in derived for p in tree.files()):
             raise ConfigError(
@@ -69,11 +69,11 @@ class AIPerfReader:
                 f"here; they are derived from the runs: ingest the folder holding the run "
                 f"folders with {SUMMARY_NAME} (e.g. concurrency_N/)"
             )
-        reading, parsed = read_units(tree, units, _parse, strict=strict, progress=progress)
+        reading, parsed = read_units(tree, units, _parse_aiperf, strict=strict, progress=progress)
         label_points(tree, spec, self.kind, parsed, reading)
         return reading
 
 
-def _parse(tree: SourceTree, unit: Unit) -> list[ParsedResult]:
+def _parse_aiperf(tree: SourceTree, unit: Unit) -> list[ParsedResult]:
     (path,) = unit.paths
     return parse_aiperf_summary(tree.read_bytes(path), path=path)

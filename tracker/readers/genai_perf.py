@@ -18,7 +18,7 @@ from tracker.sources.tree import SourceTree
 __all__ = ["GenAIPerfReader"]
 
 
-def find_runs(tree: SourceTree) -> list[Unit]:
+def find_genai_perf_runs(tree: SourceTree) -> list[Unit]:
     """One unit per GenAI-Perf summary file."""
     return [
         Unit(run_label=dirname(path), group=dirname(dirname(path)), paths=(path,))
@@ -34,7 +34,7 @@ class GenAIPerfReader:
     looks_for = f"*{SUMMARY_SUFFIX} (GenAI-Perf artifact folders)"
 
     def detect(self, tree: SourceTree) -> bool:
-        return bool(find_runs(tree))
+        return bool(find_genai_perf_runs(tree))
 
     def read(
         self,
@@ -44,12 +44,12 @@ class GenAIPerfReader:
         strict: bool,
         progress: ProgressCallback | None,
     ) -> Reading:
-        units = find_runs(tree)
-        reading, parsed = read_units(tree, units, _parse, strict=strict, progress=progress)
+        units = find_genai_perf_runs(tree)
+        reading, parsed = read_units(tree, units, _parse_genai_perf, strict=strict, progress=progress)
         label_points(tree, spec, self.kind, parsed, reading)
         return reading
 
 
-def _parse(tree: SourceTree, unit: Unit) -> list[ParsedResult]:
+def _parse_genai_perf(tree: SourceTree, unit: Unit) -> list[ParsedResult]:
     (path,) = unit.paths
     return parse_genai_perf_summary(tree.read_bytes(path), path=path)

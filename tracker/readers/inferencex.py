@@ -41,7 +41,7 @@ def _is_agg(path: str) -> bool:
     return basename(path).startswith(_AGG_PREFIX) and path.endswith(".json")
 
 
-def _excluded(path: str) -> bool:
+def _inferencex_excluded(path: str) -> bool:
     return basename(path).startswith(_SIDECAR_PREFIX)
 
 
@@ -61,7 +61,7 @@ class InferenceXReader:
             return True
         if has_loadgen_logs(tree):
             return False
-        candidates = json_candidates(tree, exclude=_excluded)[:SNIFF_LIMIT]
+        candidates = json_candidates(tree, exclude=_inferencex_excluded)[:SNIFF_LIMIT]
         return any(_is_row_like(sniff_json(tree, path)) for path in candidates)
 
     def read(
@@ -73,7 +73,7 @@ class InferenceXReader:
         progress: ProgressCallback | None,
     ) -> Reading:
         units, raw = [], []
-        for path in json_candidates(tree, exclude=_excluded):
+        for path in json_candidates(tree, exclude=_inferencex_excluded):
             doc = None if _is_agg(path) else sniff_json(tree, path)
             if _is_agg(path) or doc is None or _is_row_like(doc):
                 units.append(Unit(run_label=path, group=dirname(path), paths=(path,)))
@@ -81,7 +81,7 @@ class InferenceXReader:
                 raw.append(path)
         if not units:
             raise ConfigError(f"{spec.location}: no InferenceX rows (agg_*.json) found")
-        reading, parsed = read_units(tree, units, _parse, strict=strict, progress=progress)
+        reading, parsed = read_units(tree, units, _parse_inferencex, strict=strict, progress=progress)
         if raw:
             reading.notes.add(
                 f"skipped {len(raw)} vLLM-style raw result(s) beside the rows, e.g. {raw[0]} "
@@ -91,6 +91,6 @@ class InferenceXReader:
         return reading
 
 
-def _parse(tree: SourceTree, unit: Unit) -> list[ParsedResult]:
+def _parse_inferencex(tree: SourceTree, unit: Unit) -> list[ParsedResult]:
     (path,) = unit.paths
     return parse_inferencex_rows(tree.read_bytes(path), path=path)

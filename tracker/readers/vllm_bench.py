@@ -37,7 +37,7 @@ def is_vllm_like(doc: object) -> bool:
     return isinstance(doc, Mapping) and any(key in doc for key in _SIGNS)
 
 
-def _excluded(path: str) -> bool:
+def _vllm_excluded(path: str) -> bool:
     return basename(path).startswith(_OTHER_TOOLS)
 
 
@@ -50,7 +50,7 @@ class VLLMBenchReader:
     def detect(self, tree: SourceTree) -> bool:
         if has_loadgen_logs(tree):
             return False
-        candidates = json_candidates(tree, exclude=_excluded)[:SNIFF_LIMIT]
+        candidates = json_candidates(tree, exclude=_vllm_excluded)[:SNIFF_LIMIT]
         return any(is_vllm_like(sniff_json(tree, path)) for path in candidates)
 
     def read(
@@ -62,7 +62,7 @@ class VLLMBenchReader:
         progress: ProgressCallback | None,
     ) -> Reading:
         units, skipped = [], []
-        for path in json_candidates(tree, exclude=_excluded):
+        for path in json_candidates(tree, exclude=_vllm_excluded):
             doc = sniff_json(tree, path)
             if doc is None or is_vllm_like(doc):
                 units.append(Unit(run_label=path, group=dirname(path), paths=(path,)))
@@ -72,7 +72,7 @@ class VLLMBenchReader:
             raise ConfigError(
                 f"{spec.location}: no vLLM benchmark results (JSON with output_throughput) found"
             )
-        reading, parsed = read_units(tree, units, _parse, strict=strict, progress=progress)
+        reading, parsed = read_units(tree, units, _parse_vllm_bench, strict=strict, progress=progress)
         if skipped:
             reading.notes.add(
                 f"skipped {len(skipped)} JSON file(s) that are not vLLM results, e.g. {skipped[0]}"
@@ -81,6 +81,6 @@ class VLLMBenchReader:
         return reading
 
 
-def _parse(tree: SourceTree, unit: Unit) -> list[ParsedResult]:
+def _parse_vllm_bench(tree: SourceTree, unit: Unit) -> list[ParsedResult]:
     (path,) = unit.paths
     return parse_vllm_result(tree.read_bytes(path), path=path)

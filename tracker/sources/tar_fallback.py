@@ -33,7 +33,7 @@ HEADERS_LIMIT = 2 * EXTENDED_HEADER_LIMIT
 """Bytes all the headers of one member may hold together (extended headers, sparse maps)."""
 CHAIN_LIMIT = 16
 """Extended headers one member may have in a row (tarfile's code recurses on each)."""
-_EXTENDED = frozenset(
+_FALLBACK_EXTENDED = frozenset(
     {tarfile.GNUTYPE_LONGNAME, tarfile.GNUTYPE_LONGLINK, tarfile.XHDTYPE}
     | {tarfile.SOLARIS_XHDTYPE, tarfile.XGLTYPE}
 )
@@ -85,7 +85,7 @@ class ReplayHeader(tarfile.TarInfo):
     @classmethod
     def frombuf(cls, buf: bytes | bytearray, encoding: str, errors: str) -> Self:
         info = super().frombuf(buf, encoding, errors)
-        if info.type in _EXTENDED:
+        if info.type in _FALLBACK_EXTENDED:
             check_extended(info.name, info.size)
         return info
 
