@@ -36,7 +36,9 @@ from pathlib import Path
 
 import numpy as np
 
-from tracker.analysis import (
+from tracker.analyze.run import analyse
+from tracker.records.results import AnalysisSample, VersionInfo
+from tracker.stats import (
     ChangePointResult,
     ComparisonRun,
     SeriesSamples,
@@ -44,8 +46,6 @@ from tracker.analysis import (
     compare_versions,
     detect_change_points,
 )
-from tracker.analyze.run import analyse
-from tracker.records import AnalysisSample, VersionInfo
 from tracker.versions import version_sort_key
 
 SERIES = 10_000

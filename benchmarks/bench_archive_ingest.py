@@ -39,7 +39,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from tracker.ingest.run import ingest_source
-from tracker.records import SourceSpec
+from tracker.records.results import SourceSpec
 from tracker.store.facade import Store
 
 RESULTS = Path(__file__).parent / "results" / "archive_ingest.json"

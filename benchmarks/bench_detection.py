@@ -46,7 +46,7 @@ from typing import Any
 import numpy as np
 from scipy import special  # type: ignore[import-untyped]
 
-from tracker.analysis import (
+from tracker.stats import (
     SeriesSamples,
     Verdict,
     collect_evidence,
@@ -55,15 +55,15 @@ from tracker.analysis import (
     find_change_points,
     q_values,
 )
-from tracker.analysis.defaults import Q_LEVEL
+from tracker.stats.defaults import Q_LEVEL
 
 try:  # the drift finding (issue 15); absent in older trees, then reported as n/a
-    from tracker.analysis import detect_drifts
+    from tracker.stats import detect_drifts
 except ImportError:  # pragma: no cover
     detect_drifts = None
 
 try:  # each directional family at half the run's level; older trees: one level for each
-    from tracker.analysis.verdicts import FAMILIES
+    from tracker.stats.compare import FAMILIES
 except ImportError:  # pragma: no cover
     FAMILIES = 1
 

@@ -51,10 +51,10 @@ from pathlib import Path
 from typing import cast
 
 import tracker
+from tracker.formats.mlperf_inference.read import MLPerfInferenceReader
 from tracker.ingest.parallel import default_jobs
 from tracker.ingest.run import ingest_source
-from tracker.readers.mlperf import MLPerfInferenceReader
-from tracker.records import SourceSpec
+from tracker.records.results import SourceSpec
 from tracker.sources.tree import FolderTree
 from tracker.store.facade import Store
 

@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from tracker.records import (
+from tracker.records.results import (
     ArtifactRecord,
     MetricRecord,
     ResultRecord,

@@ -28,7 +28,7 @@ import time
 from pathlib import Path
 
 from tracker.ingest.run import ingest_source
-from tracker.records import SourceSpec
+from tracker.records.results import SourceSpec
 from tracker.store.facade import Store
 
 ROUNDS = ("v5.0", "v5.1")

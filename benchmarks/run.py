@@ -15,9 +15,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from tracker.demo.data import write_demo_data
+from tracker.demo import write_demo_data
 from tracker.ingest.run import ingest_source
-from tracker.records import Labels, SourceSpec
+from tracker.records.results import Labels, SourceSpec
 from tracker.report.publish import publish_report
 from tracker.store.facade import Store
 

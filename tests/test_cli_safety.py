@@ -23,7 +23,7 @@ import pytest
 from sqlalchemy import text
 
 from tests.conftest import RunTracker
-from tracker.demo.serving import SERVING_WORKLOADS, write_aiperf_sweep
+from tracker.demo import SERVING_WORKLOADS, write_aiperf_sweep
 from tracker.store.facade import Store
 
 HOSTILE_SYSTEM = "node\x1b]0;pwned\x07 [x](https://evil.test) ![i](https://evil.test/i.png) <b>"
@@ -112,22 +112,22 @@ def test_a_failed_export_leaves_no_partial_file_and_no_traceback(
     out = tmp_path / "out" / "results.csv"
     out.parent.mkdir()
     out.write_text("an earlier export\n", "utf-8")
-    from tracker.cli import ingest as cli_ingest
+    from tracker.cli import db as cli_db
 
-    real = cli_ingest._write_export
+    real = cli_db._write_export
 
     def disk_full(rows: Iterator[Any], stream: IO[str], output_format: str) -> None:
         real(rows, stream, output_format)  # the whole export, then the disk is full
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
-    monkeypatch.setattr(cli_ingest, "_write_export", disk_full)
+    monkeypatch.setattr(cli_db, "_write_export", disk_full)
     done = run_tracker(
         ["--database-url", database_url, "export", "--format", "csv", "--out", str(out)]
     )
     _refused(done, f"cannot write {out}: No space left on device", "nothing was written")
     assert out.read_text("utf-8") == "an earlier export\n"
     assert sorted(p.name for p in out.parent.iterdir()) == ["results.csv"]
-    monkeypatch.setattr(cli_ingest, "_write_export", real)
+    monkeypatch.setattr(cli_db, "_write_export", real)
     done = run_tracker(
         ["--database-url", database_url, "export", "--format", "csv", "--out", str(out)]
     )

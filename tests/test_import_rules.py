@@ -1,21 +1,32 @@
-"""The house import rules of DEVELOPERS.md, checked on every module of ``tracker``.
+"""The house rules of the package, checked on every module of ``tracker``.
 
-The rules are data (:data:`RULES`); :func:`check_module` reads a module's
-source with :mod:`ast` and reports every import, call or name a rule forbids.
-One test per module names the module, the line and the rule that was broken.
+The layers are an allow-list (:data:`LAYERS`): for each layer (a package or
+module of ``tracker``), the parts of ``tracker`` it may import. The same table
+stands in ``docs/architecture.md``, and a test checks that the page and
+:data:`LAYERS` agree. The layers form an order (:data:`LAYER_ORDER`, bottom
+first): no layer may import one above it, and no module takes part in an
+import circle.
 
-The layers are an allow-list (:data:`LAYERS`): for each package of ``tracker``,
-the packages of ``tracker`` it may import. The rules are about what a module
-loads when it runs: imports under ``if TYPE_CHECKING:`` are for the type
-checker only, and no import rule applies to them.
+The other rules are data too (:data:`RULES`); :func:`check_module` reads a
+module's source with :mod:`ast` and reports every import, call or name a rule
+forbids. One test per module names the module, the line and the rule that was
+broken. The rules are about what a module loads when it runs: imports under
+``if TYPE_CHECKING:`` are for the type checker only, and no rule applies to them.
+
+Parsers are recognised by their names: in :mod:`tracker.formats`, a module whose
+name starts with ``parse`` is a parser (pure: bytes in, records out), every
+other module there reads files through :mod:`tracker.sources`.
 """
 
 from __future__ import annotations
 
 import ast
+import fnmatch
 import json
+import re
 import subprocess
 import sys
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,9 +35,13 @@ import pytest
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 PACKAGE_DIR = REPO_ROOT / "tracker"
+ARCHITECTURE = REPO_ROOT / "docs" / "architecture.md"
 
 STDLIB = "<stdlib>"
 """Stands for every standard-library module in a rule's ``only_imports``."""
+
+PARSERS = ("tracker.formats.parse*", "tracker.formats.*.parse*")
+"""The parser modules, by name (fnmatch patterns over dotted module names)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,9 +49,10 @@ class Rule:
     """One house rule.
 
     A rule applies to the modules inside one of the packages in ``scope``
-    (a package means itself and every module below it) unless they are inside
-    one of ``exempt``. Package prefixes match whole dotted components:
-    ``ingest`` matches ``ingest.jobs`` but not ``tracker.ingest.run``.
+    (a package means itself and every module below it; an entry with ``*`` is
+    an fnmatch pattern over dotted names) unless they are inside one of
+    ``exempt``. Package prefixes match whole dotted components: ``ingest``
+    matches ``ingest.jobs`` but not ``tracker.ingest.run``.
     """
 
     name: str
@@ -52,7 +68,7 @@ class Rule:
     forbidden_names: tuple[str, ...] = ()
     """Dotted names the module may not use or import, such as ``os.environ``."""
     only_tracker_imports: tuple[str, ...] | None = None
-    """When set, the only packages of ``tracker`` the module may import (its layer's
+    """When set, the only parts of ``tracker`` the module may import (its layer's
     allow-list); other packages are left to the other rules."""
 
     def applies_to(self, module: str) -> bool:
@@ -69,101 +85,83 @@ DATABASE_LAYER = ("tracker.store",)
 
 ANYTHING = ("tracker",)
 LAYERS: dict[str, tuple[str, ...]] = {
+    # Leaves: errors, records and helpers that import no other part of tracker.
+    "tracker.errors": (),
     # The package itself (and any top-level module not listed below).
     "tracker": ("tracker.errors",),
-    # Leaves: records, errors and helpers that import no other part of tracker.
-    "tracker.errors": (),
-    "tracker.records": (),
-    "tracker.analysis_records": (),
     "tracker.paths": (),
     "tracker.text_safety": (),
-    "tracker.versions": ("tracker.records",),
     "tracker.kinds": (),
-    # Pure parsing and reading.
-    "tracker.parsers": ("tracker.records", "tracker.errors", "tracker.parsers"),
-    "tracker.sources": ("tracker.errors", "tracker.records", "tracker.paths", "tracker.sources"),
-    "tracker.readers": (
-        "tracker.kinds",
-        "tracker.parsers",
-        "tracker.records",
-        "tracker.errors",
-        "tracker.sources",
-        "tracker.readers",
-    ),
-    "tracker.analysis": ("tracker.records", "tracker.errors", "tracker.analysis"),
+    "tracker.records": (),
+    "tracker.versions": ("tracker.records",),
+    # Reading: the files of a source, and the formats read from them.
+    "tracker.sources": ("tracker.errors", "tracker.records", "tracker.paths"),
+    "tracker.formats": ("tracker.errors", "tracker.records", "tracker.kinds", "tracker.sources"),
+    # Statistics: pure functions over arrays.
+    "tracker.stats": ("tracker.errors", "tracker.records"),
     # The database.
-    "tracker.store": (
-        "tracker.records",
-        "tracker.analysis_records",
-        "tracker.errors",
-        "tracker.versions",
-        "tracker.paths",
-        "tracker.store",
-    ),
-    # Use cases: they never import a parser.
-    "tracker.ingest": (
-        "tracker.kinds",
-        "tracker.sources",
-        "tracker.readers",
-        "tracker.store",
-        "tracker.records",
-        "tracker.errors",
-        "tracker.versions",
-        "tracker.ingest",
-    ),
+    "tracker.store": ("tracker.errors", "tracker.records", "tracker.versions", "tracker.paths"),
+    # Use cases.
     "tracker.analyze": (
-        "tracker.analysis",
-        "tracker.analysis_records",
-        "tracker.records",
         "tracker.errors",
+        "tracker.records",
         "tracker.versions",
+        "tracker.stats",
         "tracker.store",
-        "tracker.analyze",
     ),
+    "tracker.report.urls": (),
     "tracker.gate": (
-        "tracker.analyze",
-        "tracker.analysis",
-        "tracker.analysis_records",
-        "tracker.records",
         "tracker.errors",
+        "tracker.records",
         "tracker.versions",
-        "tracker.store",
-        "tracker.gate",
-        "tracker.report.urls",
         "tracker.text_safety",
+        "tracker.stats",
+        "tracker.store",
+        "tracker.analyze",
+        "tracker.report.urls",
     ),
     "tracker.report": (
-        "tracker.records",
-        "tracker.analysis_records",
         "tracker.errors",
+        "tracker.records",
         "tracker.versions",
         "tracker.paths",
         "tracker.text_safety",
-        "tracker.analysis",
-        "tracker.report",
+        "tracker.stats",
+        "tracker.analyze.groupings",
     ),
     # Gathers the report's input: the one report module that reads the store and analyses.
     "tracker.report.publish": (
-        "tracker.records",
-        "tracker.analysis_records",
         "tracker.errors",
+        "tracker.records",
         "tracker.versions",
         "tracker.paths",
-        "tracker.analysis",
-        "tracker.report",
+        "tracker.stats",
         "tracker.store",
         "tracker.analyze",
+        "tracker.report",
+    ),
+    "tracker.ingest": (
+        "tracker.errors",
+        "tracker.records",
+        "tracker.versions",
+        "tracker.kinds",
+        "tracker.sources",
+        "tracker.formats",
+        "tracker.store",
     ),
     # The demo may use every layer but the CLI (checked by its own rule).
     "tracker.demo": ANYTHING,
     "tracker.cli": ANYTHING,
     "tracker.__main__": ANYTHING,
 }
-"""Each layer (a package or module of tracker) → the packages of tracker it may import.
+"""Each layer (a package or module of tracker) → the parts of tracker it may import.
 
-A module belongs to the innermost layer it is inside of; anything it imports from
-its own layer is allowed because each layer lists itself.
+A module belongs to the innermost layer it is inside of; it may always import
+from its own layer.
 """
+
+LAYER_ORDER: tuple[str, ...] = tuple(LAYERS)
+"""The layers from the bottom up: each may import only layers listed before it."""
 
 USE_CASES = ("tracker.ingest", "tracker.analyze", "tracker.gate", "tracker.demo")
 
@@ -173,12 +171,13 @@ def _layer_rules() -> tuple[Rule, ...]:
     rules = []
     for layer, allowed in LAYERS.items():
         inner = tuple(other for other in LAYERS if other.startswith(layer + "."))
+        own = () if allowed == ANYTHING else (layer,)
         rules.append(
             Rule(
                 name=f"layer {layer} imports only {', '.join(allowed) or 'nothing'} from tracker",
                 scope=(layer,),
                 exempt=inner,
-                only_tracker_imports=allowed,
+                only_tracker_imports=(*allowed, *own),
             )
         )
     return tuple(rules)
@@ -187,26 +186,26 @@ def _layer_rules() -> tuple[Rule, ...]:
 RULES: tuple[Rule, ...] = (
     Rule(
         name=PARSERS_ARE_PURE,
-        scope=("tracker.parsers",),
-        only_imports=(STDLIB, "tracker.records", "tracker.errors", "tracker.parsers"),
+        scope=PARSERS,
+        only_imports=(STDLIB, "tracker.records", "tracker.errors", *PARSERS),
     ),
     Rule(
         name="parsers never open files: they are given bytes",
-        scope=("tracker.parsers",),
+        scope=PARSERS,
         forbidden_calls=("open",),
         forbidden_methods=("open", "read_bytes", "read_text"),
         forbidden_names=("io.open", "builtins.open", "os.open"),
     ),
     Rule(
-        name="analysis imports only the stdlib, numpy, scipy, records, errors and analysis",
-        scope=("tracker.analysis",),
+        name="statistics import only the stdlib, numpy, scipy, records, errors and stats",
+        scope=("tracker.stats",),
         only_imports=(
             STDLIB,
             "numpy",
             "scipy",
             "tracker.records",
             "tracker.errors",
-            "tracker.analysis",
+            "tracker.stats",
         ),
     ),
     Rule(
@@ -254,30 +253,25 @@ RULES: tuple[Rule, ...] = (
         forbidden_imports=("tracker",),
     ),
     Rule(
-        name="tracker.records imports nothing but the stdlib",
+        name="tracker.records imports nothing but the stdlib at run time",
         scope=("tracker.records",),
-        only_imports=(STDLIB,),
+        only_imports=(STDLIB, "tracker.records"),
     ),
     Rule(
-        name="nothing in tracker imports the top-level ingest or tests packages",
+        name="nothing in tracker imports the top-level jobs or tests folders",
         scope=("tracker",),
-        forbidden_imports=("ingest", "tests"),
+        forbidden_imports=("jobs", "tests"),
     ),
     Rule(
         name="use cases never import a parser: readers call them",
         scope=USE_CASES,
-        forbidden_imports=("tracker.parsers",),
+        forbidden_imports=PARSERS,
     ),
     Rule(
         name="only the CLI imports the CLI",
         scope=("tracker",),
         exempt=("tracker.cli", "tracker.__main__"),
         forbidden_imports=("tracker.cli",),
-    ),
-    Rule(
-        name="tracker.analysis_records imports nothing but the stdlib at run time",
-        scope=("tracker.analysis_records",),
-        only_imports=(STDLIB,),
     ),
     Rule(
         name="the report's links import only the stdlib (the gate imports them)",
@@ -300,6 +294,9 @@ class Violation:
 
 
 def _inside(module: str, package: str) -> bool:
+    """``module`` is ``package`` or below it; a ``package`` with ``*`` is an fnmatch pattern."""
+    if "*" in package:
+        return fnmatch.fnmatchcase(module, package)
     return module == package or module.startswith(package + ".")
 
 
@@ -483,12 +480,17 @@ def test_module_follows_the_house_import_rules(module: str) -> None:
 
 
 def test_every_module_of_the_package_is_checked() -> None:
-    assert {"tracker", "tracker.cli", "tracker.records", "tracker.parsers.loadgen"} <= set(MODULES)
+    assert {
+        "tracker",
+        "tracker.cli",
+        "tracker.records.results",
+        "tracker.formats.loadgen.parse",
+    } <= set(MODULES)
     assert all(any(rule.applies_to(m) for rule in RULES) for m in MODULES)
 
 
 def test_rules_exist_for_packages_that_are_not_written_yet() -> None:
-    assert any(rule.applies_to("tracker.analysis.regression") for rule in RULES)
+    assert any(rule.applies_to("tracker.stats.regression") for rule in RULES)
     fetch_rules = [r for r in RULES if "httpx" in r.forbidden_imports]
     assert fetch_rules and not any(r.applies_to("tracker.sources.fetch") for r in fetch_rules)
     assert any(r.applies_to("tracker.report.fetching") for r in fetch_rules)
@@ -509,14 +511,16 @@ def _found(module: str, source: str, *, is_package: bool = False) -> list[tuple[
 
 def test_parser_module_may_not_import_the_database() -> None:
     source = "from __future__ import annotations\nimport json\n\nimport sqlalchemy\n"
-    violations = _violations("tracker.parsers.fake", source)
+    violations = _violations("tracker.formats.fake.parse", source)
     assert {(v.line, v.what) for v in violations} == {(4, "imports sqlalchemy")}
     assert {v.rule for v in violations} == {
         PARSERS_ARE_PURE,
         "only tracker.store imports the database libraries",
     }
     assert any(
-        str(v).startswith("<tracker.parsers.fake>:4: imports sqlalchemy (rule: parsers are pure")
+        str(v).startswith(
+            "<tracker.formats.fake.parse>:4: imports sqlalchemy (rule: parsers are pure"
+        )
         for v in violations
     )
 
@@ -525,11 +529,11 @@ def test_parser_module_may_import_records_errors_and_other_parsers() -> None:
     source = (
         "import re\n"
         "from tracker.errors import ParseError\n"
-        "from tracker.records import ParsedResult\n"
-        "from . import loadgen\n"
-        "from .loadgen import SUMMARY_LOG_NAME\n"
+        "from tracker.records.results import ParsedResult\n"
+        "from tracker.formats.parse_json import JsonObject\n"
+        "from .parse import SUMMARY_LOG_NAME\n"
     )
-    assert _violations("tracker.parsers.fake", source) == []
+    assert _violations("tracker.formats.loadgen.parse_fake", source) == []
 
 
 @pytest.mark.parametrize(
@@ -546,8 +550,10 @@ def test_parser_module_may_import_records_errors_and_other_parsers() -> None:
     ],
 )
 def test_parser_module_may_not_import_outside_its_allowance(source: str) -> None:
-    known = frozenset({"tracker.store.facade", "tracker.store.models", "tracker.store.schema"})
-    violations = check_module("tracker.parsers.fake", source, path="<fake>", known_modules=known)
+    known = frozenset({"tracker.store.facade", "tracker.store.models", "tracker.store.first_use"})
+    violations = check_module(
+        "tracker.formats.fake.parse", source, path="<fake>", known_modules=known
+    )
     assert PARSERS_ARE_PURE in {v.rule for v in violations}
 
 
@@ -563,7 +569,7 @@ def test_parser_module_may_not_import_outside_its_allowance(source: str) -> None
 )
 def test_parser_module_may_not_open_files(source: str) -> None:
     assert "parsers never open files: they are given bytes" in _rules_broken(
-        "tracker.parsers.fake", source
+        "tracker.formats.fake.parse", source
     )
 
 
@@ -609,27 +615,25 @@ def test_only_the_database_layer_imports_sqlalchemy() -> None:
 
 def test_analysis_may_import_numpy_and_scipy_but_not_the_store() -> None:
     allowed = "import math\nimport numpy as np\nfrom scipy import stats\nfrom . import helpers\n"
-    assert _violations("tracker.analysis.fake", allowed) == []
-    assert _violations("tracker.analysis", "from . import regression\n", is_package=True) == []
-    (violation,) = _violations("tracker.analysis.fake", "import pandas\n")
+    assert _violations("tracker.stats.fake", allowed) == []
+    assert _violations("tracker.stats", "from . import regression\n", is_package=True) == []
+    (violation,) = _violations("tracker.stats.fake", "import pandas\n")
     assert violation.what == "imports pandas"
 
 
 def test_errors_and_records_import_nothing_from_tracker() -> None:
-    assert _violations("tracker.errors", "from tracker.records import Labels\n")
-    assert _violations("tracker.records", "from tracker.errors import ConfigError\n")
-    assert _violations("tracker.records", "import numpy\n")
-    assert _violations("tracker.records", "import json\nfrom datetime import date\n") == []
+    assert _violations("tracker.errors", "from tracker.records.results import Labels\n")
+    assert _violations("tracker.records.results", "from tracker.errors import ConfigError\n")
+    assert _violations("tracker.records.results", "import numpy\n")
+    assert _violations("tracker.records.results", "import json\nfrom datetime import date\n") == []
 
 
 def test_tracker_may_not_import_the_top_level_ingest_or_tests_packages() -> None:
-    assert {
-        v.what for v in _violations("tracker.demo.run", "import ingest\nfrom tests import x\n")
-    } == {
-        "imports ingest",
+    assert {v.what for v in _violations("tracker.demo", "import jobs\nfrom tests import x\n")} == {
+        "imports jobs",
         "imports tests",
     }
-    assert _violations("tracker.demo.run", "from tracker.ingest.run import read_job\n") == []
+    assert _violations("tracker.demo", "from tracker.ingest.run import read_job\n") == []
 
 
 def test_relative_imports_resolve_against_the_package() -> None:
@@ -645,23 +649,23 @@ def test_every_module_belongs_to_a_layer_with_one_allow_list() -> None:
 
 
 def test_a_layer_may_import_only_its_allowed_packages() -> None:
-    assert _violations("tracker.parsers.fake", "from tracker.records import Labels\n") == []
+    assert _violations("tracker.formats.fake", "from tracker.records.results import Labels\n") == []
     source = "from tracker.analyze.run import x\n"
-    assert _found("tracker.analysis.fake", source) == [(1, "imports tracker.analyze.run")]
+    assert _found("tracker.stats.fake", source) == [(1, "imports tracker.analyze.run")]
     assert any(
-        rule.startswith("layer tracker.analysis imports only")
-        for rule in _rules_broken("tracker.analysis.fake", source)
+        rule.startswith("layer tracker.stats imports only")
+        for rule in _rules_broken("tracker.stats.fake", source)
     )
     allowed = "from tracker.store.facade import Store\nfrom tracker.analyze.run import analyse\n"
     assert _violations("tracker.report.publish", allowed) == []
-    assert _rules_broken("tracker.report.pages_fake", allowed)
+    assert _rules_broken("tracker.report.pages.fake", allowed)
 
 
 def test_a_use_case_never_imports_a_parser() -> None:
-    source = "from tracker.parsers.serving import OUTPUT_TOKENS_PER_S\n"
+    source = "from tracker.formats.serving.parse import OUTPUT_TOKENS_PER_S\n"
     for module in ("tracker.analyze.run", "tracker.gate.decision", "tracker.ingest.run"):
         assert "use cases never import a parser: readers call them" in _rules_broken(module, source)
-    assert _violations("tracker.readers.fake", source) == []
+    assert _violations("tracker.formats.serving.read_fake", source) == []
 
 
 def test_the_gate_may_link_into_the_report_but_not_render_it() -> None:
@@ -673,22 +677,14 @@ def test_imports_for_type_checking_only_are_not_run_time_imports() -> None:
     source = (
         "from typing import TYPE_CHECKING\n"
         "if TYPE_CHECKING:\n"
-        "    from tracker.analysis import CostEstimate\n"
+        "    from tracker.stats import CostEstimate\n"
         "else:\n"
         "    import numpy\n"
     )
-    (violation,) = _violations("tracker.records", source)
+    (violation,) = _violations("tracker.records.results", source)
     assert (violation.line, violation.what) == (5, "imports numpy")
     typed = "import typing\nif typing.TYPE_CHECKING:\n    from tracker.store import Store\n"
-    assert _violations("tracker.parsers.fake", typed) == []
-
-
-MAX_LINES = 400
-
-
-def test_no_module_is_longer_than_400_lines() -> None:
-    lengths = {m: len(p.read_text(encoding="utf-8").splitlines()) for m, p in MODULES.items()}
-    assert {m: n for m, n in lengths.items() if n > MAX_LINES} == {}
+    assert _violations("tracker.formats.fake", typed) == []
 
 
 _LOADED = """
@@ -716,10 +712,10 @@ def _loaded_after(modules: list[str], heavy: tuple[str, ...]) -> dict[str, list[
 NETWORK_AND_DATABASE = ("sqlalchemy", "sqlmodel", "alembic", "httpx")
 
 
-def test_the_parsers_load_neither_the_database_nor_the_network() -> None:
-    parsers = sorted(m for m in MODULES if _inside(m, "tracker.parsers"))
-    loaded = _loaded_after(parsers, NETWORK_AND_DATABASE)
-    assert loaded == {m: [] for m in parsers}
+def test_the_formats_load_neither_the_database_nor_the_network() -> None:
+    formats = sorted(m for m in MODULES if _inside(m, "tracker.formats"))
+    loaded = _loaded_after(formats, NETWORK_AND_DATABASE)
+    assert loaded == {m: [] for m in formats}
 
 
 def test_the_report_loads_neither_the_database_nor_the_network() -> None:
@@ -727,3 +723,160 @@ def test_the_report_loads_neither_the_database_nor_the_network() -> None:
     heavy = (*NETWORK_AND_DATABASE, "jinja2", "numpy", "scipy")
     loaded = _loaded_after(["tracker.report", "tracker.report.urls"], heavy)
     assert loaded == {"tracker.report": [], "tracker.report.urls": []}
+
+
+def test_parsers_are_known_by_their_names() -> None:
+    parsers = {m for m in MODULES if any(_inside(m, p) for p in PARSERS)}
+    assert {"tracker.formats.parse_json", "tracker.formats.loadgen.parse"} <= parsers
+    assert "tracker.formats.loadgen.read" not in parsers
+    assert all(m.rsplit(".", 1)[1].startswith("parse") for m in parsers)
+
+
+# ---------------------------------------------------------------- the whole package
+
+
+def _runtime_imports(module: str) -> set[str]:
+    """The modules of tracker that ``module`` imports when it runs (at any depth)."""
+    path = MODULES[module]
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found = _imports(
+        tree, module, is_package=path.name == "__init__.py", known_modules=KNOWN_MODULES
+    )
+    return {i.module for i in found if i.module in KNOWN_MODULES and i.module != module}
+
+
+def _circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of ``graph`` with more than one node (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for nxt in sorted(graph.get(node, ())):
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in on_stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                top = stack.pop()
+                on_stack.discard(top)
+                component.append(top)
+                if top == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_circles_are_found() -> None:
+    assert _circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert _circles({"a": {"b"}, "b": set()}) == []
+
+
+def test_no_module_takes_part_in_an_import_circle() -> None:
+    """Lazy imports inside functions count: a circle is a circle, whenever it closes."""
+    graph = {m: _runtime_imports(m) for m in MODULES}
+    assert _circles(graph) == []
+
+
+def _layer_of(name: str) -> str:
+    """The innermost layer ``name`` (a module or package of tracker) belongs to."""
+    return max((layer for layer in LAYERS if _inside(name, layer)), key=len)
+
+
+def test_the_layers_form_an_order_no_import_runs_up() -> None:
+    for position, layer in enumerate(LAYER_ORDER):
+        allowed = LAYERS[layer]
+        if allowed == ANYTHING:
+            assert all(LAYERS[above] == ANYTHING for above in LAYER_ORDER[position:]), layer
+            continue
+        below = set(LAYER_ORDER[:position])
+        for part in allowed:
+            assert _layer_of(part) in below, f"{layer} may import {part}, a layer above it"
+
+
+_ROW = re.compile(r"^\| `(?P<layer>tracker[\w.]*)` \|(?P<rest>.*)\|\s*$")
+
+
+def _architecture_layers() -> dict[str, tuple[str, ...]]:
+    """The layer table of ``docs/architecture.md``: layer → what it may import."""
+    table: dict[str, tuple[str, ...]] = {}
+    for line in ARCHITECTURE.read_text(encoding="utf-8").splitlines():
+        match = _ROW.match(line)
+        if match:
+            may_import = match["rest"].split("|")[-1]
+            table[match["layer"]] = tuple(re.findall(r"`(tracker[\w.]*)`", may_import))
+    return table
+
+
+def test_the_architecture_page_shows_the_layers_this_test_enforces() -> None:
+    page = _architecture_layers()
+    assert list(page) == list(LAYER_ORDER)
+    assert {layer: set(allowed) for layer, allowed in page.items()} == {
+        layer: set(allowed) for layer, allowed in LAYERS.items()
+    }
+
+
+MAX_MODULES = 120
+
+
+def test_the_package_has_at_most_120_modules() -> None:
+    assert len(MODULES) <= MAX_MODULES
+
+
+def test_no_folder_has_more_than_three_modules_sharing_a_name_prefix() -> None:
+    """A prefix shared by many files (``mlperf_*``) is a folder trying to get out."""
+    crowded = {}
+    for folder in sorted({p.parent for p in MODULES.values()}):
+        names = [p.stem for p in folder.glob("*.py") if p.stem != "__init__"]
+        prefixes = Counter(name.split("_")[0] for name in names)
+        crowded.update({f"{folder.name}/{k}_*": n for k, n in prefixes.items() if n > 3})
+    assert crowded == {}
+
+
+MAX_FUNCTION_LINES = 60
+LONG_FUNCTIONS = {
+    "tracker.analyze.run.analyse": 66,
+    "tracker.cli.gate.gate": 62,
+    "tracker.cli.platforms.compare": 66,
+    "tracker.formats.mlperf_endpoints.read_round.endpoints_result": 76,
+    "tracker.formats.mlperf_inference.read.result": 65,
+    "tracker.gate.decision.evaluate_gate": 78,
+    "tracker.ingest.run.ingest_source": 79,
+    "tracker.report.pages.series._charts": 61,
+    "tracker.report.pages.serving._curve": 109,
+    "tracker.report.site._render": 80,
+    "tracker.store.findings._save_findings": 61,
+}
+"""Functions allowed over :data:`MAX_FUNCTION_LINES`, each at most as long as it is now."""
+
+
+def _function_lengths() -> dict[str, int]:
+    lengths = {}
+    for module, path in MODULES.items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                assert node.end_lineno is not None
+                lengths[f"{module}.{node.name}"] = node.end_lineno - node.lineno + 1
+    return lengths
+
+
+def test_functions_are_short_but_for_a_named_few() -> None:
+    lengths = _function_lengths()
+    too_long = {
+        name: n for name, n in lengths.items() if n > LONG_FUNCTIONS.get(name, MAX_FUNCTION_LINES)
+    }
+    assert too_long == {}
+    assert {name for name in LONG_FUNCTIONS if lengths.get(name, 0) <= MAX_FUNCTION_LINES} == set()

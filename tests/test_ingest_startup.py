@@ -18,18 +18,13 @@ import pytest
 NOT_FOR_A_FOLDER = ("httpx", "alembic", "numpy", "scipy", "jinja2")
 """Libraries a folder ingest never needs: downloads, migrations, analysis, the report."""
 OTHER_THAN_MLPERF = (
-    "tracker.readers.aiperf",
-    "tracker.readers.genai_perf",
-    "tracker.readers.generic_bench",
-    "tracker.readers.inferencex",
-    "tracker.readers.loadgen",
-    "tracker.readers.mlperf_endpoints",
-    "tracker.readers.mlperf_table",
-    "tracker.readers.mlperf_training",
-    "tracker.readers.vllm_bench",
-    "tracker.readers.mlperf_parallel",  # read in parts only with more than one job
+    "tracker.formats.serving.read",
+    "tracker.formats.microbench.read",
+    "tracker.formats.loadgen.read",
+    "tracker.formats.mlperf_endpoints.read",
+    "tracker.formats.mlperf_training.read",
+    "tracker.formats.mlperf_inference.read_parallel",  # read in parts only with more than one job
     "tracker.store.findings",
-    "tracker.store.runs",
 )
 """Readers (and store modules) an ingest of an MLPerf Inference round does not use."""
 PROBE = """
@@ -69,19 +64,22 @@ def test_a_round_folder_ingest_imports_no_network_migration_or_report_library(
         assert _loaded(["--database-url", url, "db", "upgrade"], (), tmp_path / "cache")[0] == 0
     folder = shared_data / "mlperf-inference" / "v5.1"
     ingest = ["--database-url", url, "ingest", "--jobs", "1", str(folder)]
-    watched = (*NOT_FOR_A_FOLDER, *OTHER_THAN_MLPERF, "tracker.readers.mlperf")
-    assert _loaded(ingest, watched, tmp_path / "cache") == (0, ["tracker.readers.mlperf"])
+    watched = (*NOT_FOR_A_FOLDER, *OTHER_THAN_MLPERF, "tracker.formats.mlperf_inference.read")
+    assert _loaded(ingest, watched, tmp_path / "cache") == (
+        0,
+        ["tracker.formats.mlperf_inference.read"],
+    )
 
 
 def test_a_named_kind_loads_its_reader_alone(loadgen_local: Path, tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'tracker.db'}"
     labels = ["--software-version", "1.0", "--system", "node-a", "--benchmark", "llama"]
     ingest = ["--database-url", url, "ingest", str(loadgen_local / "Offline"), "--kind", "loadgen"]
-    readers = tuple(m for m in OTHER_THAN_MLPERF if m.startswith("tracker.readers"))
-    watched = (*NOT_FOR_A_FOLDER, *readers, "tracker.readers.mlperf")
+    readers = tuple(m for m in OTHER_THAN_MLPERF if m.startswith("tracker.formats"))
+    watched = (*NOT_FOR_A_FOLDER, *readers, "tracker.formats.mlperf_inference.read")
     assert _loaded([*ingest, *labels], watched, tmp_path / "cache") == (
         0,
-        ["tracker.readers.loadgen"],
+        ["tracker.formats.loadgen.read"],
     )
 
 

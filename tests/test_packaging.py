@@ -4,7 +4,7 @@
   unrelated project); the import package and the console script stay ``tracker``.
 * The sdist carries what the build, ``make test`` and ``make bench`` read; a wheel built
   from the unpacked sdist has the same files as one built from the checkout, with the
-  templates, migrations and ingest jobs, and the licenses.
+  templates, migrations and jobs, and the licenses.
 * That wheel, installed with pip into a fresh virtual environment outside the checkout,
   runs ``tracker demo`` (needs the package index for the dependencies; a network failure
   skips the test, except under ``CI=1``, where it fails).
@@ -47,7 +47,7 @@ SHIPPED_FILES = (
     "tracker/_data/templates/static/plotly-basic.min.js",
     "tracker/_data/templates/static/plotly-basic.LICENSE.txt",
     "tracker/_data/migrations/env.py",
-    "tracker/_data/ingest/demo.toml",
+    "tracker/_data/jobs/demo.toml",
 )
 
 # Files and folders of the checkout the sdist must carry: every file under each folder.
@@ -63,7 +63,7 @@ SDIST_FOLDERS = (
     "tracker",
     "templates",
     "migrations",
-    "ingest",
+    "jobs",
     "tests",
     "scripts",
     "docs",
@@ -79,7 +79,7 @@ print(json.dumps({
     "package": tracker.__file__,
     "templates": str(p.templates_dir()),
     "migrations": str(p.migrations_dir()),
-    "ingest": str(p.ingest_jobs_dir()),
+    "jobs": str(p.jobs_dir()),
 }))
 """
 
@@ -217,7 +217,7 @@ def test_the_wheel_from_the_sdist_matches_the_wheel_from_the_checkout(
     assert _names(wheel) == _names(Path(from_checkout))
 
 
-def test_wheel_ships_templates_migrations_and_ingest_jobs(wheel: Path) -> None:
+def test_wheel_ships_templates_migrations_and_jobs(wheel: Path) -> None:
     names = _names(wheel)
     missing = [name for name in SHIPPED_FILES if name not in names]
     assert not missing, f"missing from {wheel.name}: {missing}"
@@ -230,7 +230,7 @@ def test_wheel_ships_templates_migrations_and_ingest_jobs(wheel: Path) -> None:
 def test_wheel_ships_the_package_modules(wheel: Path) -> None:
     names = _names(wheel)
     assert {"tracker/__init__.py", "tracker/paths.py", "tracker/cli/__init__.py"} <= names
-    assert not any(n.startswith(("tests/", "ingest/", "templates/", "migrations/")) for n in names)
+    assert not any(n.startswith(("tests/", "jobs/", "templates/", "migrations/")) for n in names)
 
 
 def test_wheel_declares_the_tracker_console_script(wheel: Path) -> None:
@@ -259,13 +259,13 @@ def test_installed_package_finds_its_shipped_folders(wheel: Path, tmp_path: Path
     expected = {
         "templates": site / "tracker" / "_data" / "templates",
         "migrations": site / "tracker" / "_data" / "migrations",
-        "ingest": site / "tracker" / "_data" / "ingest",
+        "jobs": site / "tracker" / "_data" / "jobs",
     }
     for key, folder in expected.items():
         assert Path(found[key]) == folder.resolve(), key
         assert not Path(found[key]).is_relative_to(REPO_ROOT), key
     assert (Path(found["templates"]) / "index.html").is_file()
-    assert (Path(found["ingest"]) / "demo.toml").is_file()
+    assert (Path(found["jobs"]) / "demo.toml").is_file()
 
 
 @pytest.fixture(scope="module")

@@ -1,7 +1,7 @@
 """Every command in the README's ```sh blocks runs (or, for network ones, is checked).
 
 The blocks are run in order, in one temporary folder holding copies of
-``ingest/`` and ``docs/`` (so ``ingest/demo.toml`` finds ``demo/data`` there),
+``ingest/`` and ``docs/`` (so ``jobs/demo.toml`` finds ``demo/data`` there),
 with ``TRACKER_*`` variables cleared and the README's ``export``s applied. Each
 ``tracker`` command runs in this process through the command group behind the
 console script (``tracker.cli:cli``), with one exception: the first line that shows an
@@ -106,7 +106,7 @@ def test_every_readme_command_runs(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, run_tracker: Callable[..., Result]
 ) -> None:
     makefile = (REPO / "Makefile").read_text("utf-8")
-    shutil.copytree(REPO / "ingest", tmp_path / "ingest")
+    shutil.copytree(REPO / "jobs", tmp_path / "jobs")
     shutil.copytree(REPO / "docs", tmp_path / "docs")
     monkeypatch.chdir(tmp_path)
     env: dict[str, str | None] = {key: None for key in os.environ if key.startswith("TRACKER_")}

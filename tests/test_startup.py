@@ -9,10 +9,10 @@ import sys
 
 import pytest
 
+from tracker import kinds
 from tracker.cli import cli
-from tracker.ingest import kinds
-from tracker.ingest.pull import ROUND_REPOSITORIES
-from tracker.readers import KINDS
+from tracker.formats import KINDS
+from tracker.ingest.run import ROUND_REPOSITORIES
 
 HEAVY = ("sqlalchemy", "sqlmodel", "alembic", "numpy", "scipy", "httpx", "jinja2", "yaml")
 PROBE = """

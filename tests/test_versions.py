@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from packaging.version import Version
 
-from tracker.records import LABEL_MAX, VersionInfo
+from tracker.records.results import LABEL_MAX, VersionInfo
 from tracker.versions import SORT_KEY_MAX, order_versions, version_place_key, version_sort_key
 
 LABEL_CHARACTERS = "0123456789.-_+!abcdevnightlyrcpostABCRV~ "

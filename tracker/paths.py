@@ -1,6 +1,6 @@
 """Where the files that ship with the tracker live.
 
-In an installed wheel, ``templates/``, ``migrations/`` and ``ingest/`` are
+In an installed wheel, ``templates/``, ``migrations/`` and ``jobs/`` are
 copied into ``tracker/_data/``; in a source checkout (or an editable install)
 they sit at the repository root, beside the ``tracker`` package.
 """
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-__all__ = ["DEFAULT_CACHE_DIR", "ingest_jobs_dir", "migrations_dir", "templates_dir"]
+__all__ = ["DEFAULT_CACHE_DIR", "jobs_dir", "migrations_dir", "templates_dir"]
 
 DEFAULT_CACHE_DIR = Path.home() / ".cache" / "tracker"
 """Downloads and ingest snapshots, unless ``TRACKER_CACHE_DIR`` says otherwise."""
@@ -36,6 +36,6 @@ def migrations_dir() -> Path:
     return _shipped_dir("migrations")
 
 
-def ingest_jobs_dir() -> Path:
-    """The folder of shipped ingest jobs (``ingest/``)."""
-    return _shipped_dir("ingest")
+def jobs_dir() -> Path:
+    """The folder of shipped ingest jobs (``jobs/``)."""
+    return _shipped_dir("jobs")

@@ -8,7 +8,7 @@ digit runs compared as numbers, after every PEP 440 label. When every version
 of one software has a release date, the dates decide instead.
 
 A version is its label (surrounding whitespace is removed when a label is read,
-:func:`tracker.records.checked_label`): ``v1.0``, ``1.0`` and ``1.0.0`` are three
+:func:`tracker.records.results.checked_label`): ``v1.0``, ``1.0`` and ``1.0.0`` are three
 versions, shown as written (MLPerf rounds are spelled ``v5.1``). PEP 440 puts
 them at one place in the order (:func:`version_place_key`), and the label text
 decides among them (``1.0 < 1.0.0 < v1.0``), so that two versions have the same
@@ -30,7 +30,7 @@ from typing import Final, TypeVar
 
 from packaging.version import Version
 
-from tracker.records import VersionInfo
+from tracker.records.results import VersionInfo
 
 __all__ = ["SORT_KEY_MAX", "order_versions", "version_place_key", "version_sort_key"]
 

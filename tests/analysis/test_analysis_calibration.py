@@ -22,15 +22,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tracker.analysis import (
+from tracker.analyze.run import analyse
+from tracker.records.results import AnalysisSample, VersionInfo
+from tracker.stats import (
     SeriesSamples,
     Verdict,
     collect_evidence,
     compare_versions,
     find_change_points,
 )
-from tracker.analyze.run import analyse
-from tracker.records import AnalysisSample, VersionInfo
 from tracker.versions import version_sort_key
 
 

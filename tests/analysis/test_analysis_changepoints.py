@@ -5,13 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tracker.analysis import (
-    ChangePointPolicy,
-    SeriesSamples,
-    detect_change_points,
-    find_change_points,
-)
-from tracker.analysis.edivisive import window_starts
+from tracker.stats import ChangePointPolicy, SeriesSamples, detect_change_points, find_change_points
+from tracker.stats.changepoints import window_starts
 
 NOISE = 0.02
 
@@ -190,7 +185,7 @@ def _brute_best_tau(z: np.ndarray, intervals: list[tuple[int, int]], ms: int) ->
 
 @pytest.mark.parametrize("seed", range(5))
 def test_the_vectorised_energy_statistic_matches_its_definition(seed: int) -> None:
-    from tracker.analysis.edivisive import _Tables
+    from tracker.stats.changepoints import _Tables
 
     rng = np.random.default_rng(seed)
     z = rng.normal(0.0, 1.0, 17) + np.where(np.arange(17) >= 9, 1.5, 0.0)

@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 from scipy import stats  # type: ignore[import-untyped]
 
-from tracker.analysis import (
+from tracker.stats import (
     ComparePolicy,
     Method,
     SeriesSamples,
@@ -29,8 +29,8 @@ from tracker.analysis import (
     compare_versions,
     decide_verdicts,
 )
-from tracker.analysis.history import prediction_test
-from tracker.analysis.twosample import bootstrap_ci, min_attainable_p
+from tracker.stats.history import prediction_test
+from tracker.stats.significance import bootstrap_ci, min_attainable_p
 
 NOISE = 0.02
 Q = 0.05

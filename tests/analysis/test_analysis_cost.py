@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from tracker.analysis import cost_per_million_tokens, estimate_cost, parse_price_book, price_for
 from tracker.errors import ConfigError
+from tracker.stats import cost_per_million_tokens, estimate_cost, parse_price_book, price_for
 
 BOOK = b"""
 # $/accelerator-hour

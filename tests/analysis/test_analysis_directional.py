@@ -10,7 +10,9 @@ import numpy as np
 import pytest
 from scipy import special  # type: ignore[import-untyped]
 
-from tracker.analysis import (
+from tracker.analyze.run import analyse
+from tracker.records.results import AnalysisSample, VersionInfo
+from tracker.stats import (
     ChangeEvidence,
     SeriesSamples,
     Verdict,
@@ -20,10 +22,8 @@ from tracker.analysis import (
     find_change_points,
     q_values,
 )
-from tracker.analysis.twosample import Method, advised_repeats
-from tracker.analysis.verdicts import directional_q_values
-from tracker.analyze.run import analyse
-from tracker.records import AnalysisSample, VersionInfo
+from tracker.stats.compare import directional_q_values
+from tracker.stats.significance import Method, advised_repeats
 from tracker.versions import version_sort_key
 
 CV = 0.02

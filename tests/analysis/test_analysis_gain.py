@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from tracker.analysis import (
+from tracker.stats import (
     SampleRow,
     SeriesSamples,
     aggregate_gains,

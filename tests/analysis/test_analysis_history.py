@@ -10,15 +10,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tracker.analysis import (
-    ComparePolicy,
-    SeriesSamples,
-    Verdict,
-    collect_evidence,
-    compare_versions,
-)
-from tracker.analysis.history import history_outliers, prediction_tails
-from tracker.analysis.pooling import MAX_PRIOR_DF, pooled_variances, variance_prior
+from tracker.stats import ComparePolicy, SeriesSamples, Verdict, collect_evidence, compare_versions
+from tracker.stats.history import history_outliers, prediction_tails
+from tracker.stats.significance import MAX_PRIOR_DF, pooled_variances, variance_prior
 
 CV = 0.02
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tracker.analysis import (
+from tracker.stats import (
     Reach,
     Verdict,
     VersionSweep,

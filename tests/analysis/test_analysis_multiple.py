@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats  # type: ignore[import-untyped]
 
-from tracker.analysis import adjust_pvalues, q_values
-from tracker.analysis.multiple import FamilyMethod as Method
+from tracker.stats import adjust_pvalues, q_values
+from tracker.stats.significance import FamilyMethod as Method
 
 
 def test_bh_q_values_by_hand() -> None:

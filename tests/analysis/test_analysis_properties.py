@@ -11,7 +11,7 @@ import numpy as np
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
-from tracker.analysis import (
+from tracker.stats import (
     ComparePolicy,
     ScalingPoint,
     SeriesSamples,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from tracker.analysis import (
+from tracker.stats import (
     ScalingIssue,
     ScalingKey,
     ScalingPoint,

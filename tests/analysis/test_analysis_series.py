@@ -6,14 +6,8 @@ import math
 
 import pytest
 
-from tracker.analysis import (
-    SampleRow,
-    SeriesSamples,
-    goodness,
-    series_from_points,
-    series_from_rows,
-)
-from tracker.records import SeriesPoint
+from tracker.records.results import SeriesPoint
+from tracker.stats import SampleRow, SeriesSamples, goodness, series_from_points, series_from_rows
 
 
 def test_rows_become_series_in_the_explicit_version_order() -> None:

@@ -8,8 +8,8 @@ import pytest
 
 from tests.support.serving_cli import ingest
 from tracker.errors import ConfigError
+from tracker.formats import KINDS, detect_kind
 from tracker.ingest.run import open_tree
-from tracker.readers import KINDS, detect_kind
 
 CASES = [
     ("aiperf", "aiperf"),

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from tracker.analysis_records import AnalysisRunSettings
-from tracker.analyze.run import AnalysisSettings
 from tracker.analyze.settings import (
+    AnalysisSettings,
     ReportOverrides,
     recorded_settings,
     report_settings,
     settings_line,
     settings_of,
 )
+from tracker.records.findings import AnalysisRunSettings
 
 STORED = AnalysisRunSettings(
     target_tokens_per_s_per_user=30.0,

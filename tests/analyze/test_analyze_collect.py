@@ -17,10 +17,9 @@ from typing import Any
 
 import pytest
 
-from tracker.analysis import ScalingGroup, ScalingPoint, scaling_groups, scaling_key
-from tracker.analyze.collect import collect_samples
-from tracker.analyze.samples import framework, series_key
-from tracker.records import AnalysisSample
+from tracker.analyze.collect import collect_samples, framework, series_key
+from tracker.records.results import AnalysisSample
+from tracker.stats import ScalingGroup, ScalingPoint, scaling_groups, scaling_key
 
 STACKS = (None, "", "rt 1.0; drv 1", "rt 1.0; drv 2", "rt 1.1; drv 1", "other")
 

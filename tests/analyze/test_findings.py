@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from tests.support.analysis_trees import tracker, tracker_ok, write_aiperf_sweep
-from tracker.analysis_records import FindingRecord
 from tracker.analyze.findings import fingerprint
+from tracker.records.findings import FindingRecord
 from tracker.store.facade import Store
 
 

@@ -11,10 +11,10 @@ from dataclasses import replace
 
 import pytest
 
-from tracker.analysis import SeriesSamples
 from tracker.analyze.groupings import power_mode, twin_benchmark, twin_pairs
 from tracker.analyze.run import analyse
-from tracker.records import AnalysisSample, VersionInfo
+from tracker.records.results import AnalysisSample, VersionInfo
+from tracker.stats import SeriesSamples
 
 BASE = AnalysisSample(
     software="mlperf-inference",

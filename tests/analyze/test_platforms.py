@@ -25,7 +25,7 @@ from tracker.analyze.platforms import (
     size_scaling,
 )
 from tracker.cli import cli
-from tracker.records import AnalysisSample
+from tracker.records.results import AnalysisSample
 
 VR = "VR-NVL72_VR-288GB_aarch64x72_TRT"
 GB300 = "NVIDIA/GB300-NVL72_GB300-288GB_aarch64x72_TRT"

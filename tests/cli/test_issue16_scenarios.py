@@ -31,7 +31,7 @@ from pathlib import Path
 import pytest
 
 from tracker.errors import EXIT_GATE_FAILED, EXIT_OK
-from tracker.gate.missing import NO_ACCELERATOR_COUNT
+from tracker.gate.items import NO_ACCELERATOR_COUNT
 
 TRACKER = str(Path(sys.executable).with_name("tracker"))
 REPO_ROOT = Path(__file__).resolve().parents[2]

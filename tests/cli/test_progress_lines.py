@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import RunTracker
-from tracker.cli import progress
-from tracker.cli.progress import PLAIN_EVERY_S, Throttle
+from tracker.cli import common as progress
+from tracker.cli.common import PLAIN_EVERY_S, Throttle
 
 
 @pytest.fixture(autouse=True)

@@ -19,11 +19,18 @@ import pytest
 from click.testing import CliRunner
 
 from tracker.cli import cli
-from tracker.demo.data import DEMO_SERIES, DEMO_VERSIONS, REPEATS, write_demo_data
-from tracker.demo.serving import MLPERF_ROUNDS, SERVING_VERSIONS, SERVING_WORKLOADS
+from tracker.demo import (
+    DEMO_SERIES,
+    DEMO_VERSIONS,
+    MLPERF_ROUNDS,
+    REPEATS,
+    SERVING_VERSIONS,
+    SERVING_WORKLOADS,
+    write_demo_data,
+)
+from tracker.formats.loadgen.parse import DETAIL_LOG_NAME, SUMMARY_LOG_NAME, parse_loadgen_run
 from tracker.ingest.run import read_job
-from tracker.parsers.loadgen import DETAIL_LOG_NAME, SUMMARY_LOG_NAME, parse_loadgen_run
-from tracker.paths import ingest_jobs_dir
+from tracker.paths import jobs_dir
 
 SPEC_EXPORT_KEYS = {
     "source_kind",
@@ -99,7 +106,7 @@ def test_demo_logs_parse_the_same_from_detail_and_summary(tmp_path: Path) -> Non
 
 
 def test_demo_job_lists_every_demo_folder(tmp_path: Path) -> None:
-    _job, specs = read_job(ingest_jobs_dir() / "demo.toml", root=tmp_path)
+    _job, specs = read_job(jobs_dir() / "demo.toml", root=tmp_path)
     expected = {
         tmp_path / version / series.folder for version in DEMO_VERSIONS for series in DEMO_SERIES
     }

@@ -13,7 +13,7 @@ from click.testing import CliRunner, Result
 
 from tests.support.files import snapshot_tree
 from tracker.cli import cli
-from tracker.demo.run import DEMO_MARKER, prepare_demo_folder
+from tracker.demo import DEMO_MARKER, prepare_demo_folder
 
 
 def _demo(out: Path, *args: str) -> Result:

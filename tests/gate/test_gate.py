@@ -16,7 +16,7 @@ import pytest
 from click.testing import Result
 
 from tests.support.analysis_trees import tracker_ok
-from tracker.demo.serving import SERVING_WORKLOADS, Workload, write_aiperf_sweep
+from tracker.demo import SERVING_WORKLOADS, Workload, write_aiperf_sweep
 from tracker.gate.policy import parse_acknowledgements, parse_policy
 
 CHAT = SERVING_WORKLOADS[1]

@@ -17,8 +17,8 @@ import pytest
 
 from tests.gate.test_gate import CHAT, Gate, gate, ingest, sweep  # noqa: F401  (gate: fixture)
 from tests.support.analysis_trees import tracker_ok
-from tracker.demo.serving import SERVING_WORKLOADS
-from tracker.gate.missing import NO_ACCELERATOR_COUNT
+from tracker.demo import SERVING_WORKLOADS
+from tracker.gate.items import NO_ACCELERATOR_COUNT
 
 NOISE = (1.0, 1.004, 0.996)
 OTHER = "stack|/node-4x|example-llm-70b|concurrency|isl65536-osl400"

@@ -18,11 +18,10 @@ import pytest
 
 from tests.support.cli_rows import export, tracker
 from tracker.errors import ParseError
-from tracker.parsers.loadgen import Entry
-from tracker.parsers.mlperf_logs import summary_as_detail
-from tracker.parsers.mlperf_rules import primary_metric
-from tracker.parsers.mlperf_scenarios import scenario_reasons
-from tracker.sources.snapshots import SnapshotCache
+from tracker.formats.loadgen.parse import Entry
+from tracker.formats.mlperf_inference.parse import primary_metric, scenario_reasons
+from tracker.formats.mlperf_inference.parse_logs import summary_as_detail
+from tracker.sources.trail import SnapshotCache
 from tracker.store.facade import Store
 
 NVIDIA = "closed/NVIDIA"

@@ -10,10 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from tracker.ingest.collection import INGEST_THRESHOLDS, fewer_collections
-from tracker.ingest.parallel import worker_pool
+from tracker.ingest.parallel import INGEST_THRESHOLDS, fewer_collections, worker_pool
 from tracker.ingest.run import ingest_source
-from tracker.records import SourceSpec
+from tracker.records.results import SourceSpec
 from tracker.store.facade import Store
 
 DEFAULTS = (700, 10, 10)

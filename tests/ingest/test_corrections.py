@@ -21,9 +21,9 @@ from sqlmodel import col
 from tests.ingest.test_pull import REF, ROUND_PATH, Served, serve
 from tests.support.cli_rows import export, tracker
 from tracker.ingest.run import correction_note
-from tracker.store.corrections import Correction
 from tracker.store.facade import Store
 from tracker.store.models import Result as ResultRow
+from tracker.store.write import Correction
 
 GATE = "closed/GATEOverflow"
 RTX = "rtx4090x2-nvidia-gpu-TensorRT-default_config"

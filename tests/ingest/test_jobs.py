@@ -12,7 +12,7 @@ from tracker.ingest.jobs import Job, parse_job
 from tracker.ingest.run import read_job
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
-DEMO_JOB = REPO_ROOT / "ingest" / "demo.toml"
+DEMO_JOB = REPO_ROOT / "jobs" / "demo.toml"
 
 MINIMAL_SOURCE = '[[source]]\nlocation = "runs/a"\nsoftware_version = "1.0"\n'
 

@@ -17,7 +17,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from tracker.cli import cli
-from tracker.records import LABEL_MAX
+from tracker.records.results import LABEL_MAX
 from tracker.store.facade import Store
 from tracker.versions import SORT_KEY_MAX
 

@@ -23,9 +23,8 @@ from tests.ingest.test_pull import Served, serve
 from tests.support.cli_rows import export, tracker
 from tests.support.training_folders import too_many_not_converged
 from tracker.analyze.run import run_analysis
-from tracker.ingest.pull import pull_round, round_repository
-from tracker.ingest.run import read_job
-from tracker.paths import ingest_jobs_dir
+from tracker.ingest.run import pull_round, read_job, round_repository
+from tracker.paths import jobs_dir
 from tracker.store.facade import Store
 
 Row = dict[str, Any]
@@ -314,7 +313,7 @@ def test_archive_and_pull_give_the_export_of_the_folder(
 
 
 def test_the_ingest_job_pins_both_rounds() -> None:
-    job, specs = read_job(ingest_jobs_dir() / "mlperf-training.toml")
+    job, specs = read_job(jobs_dir() / "mlperf-training.toml")
     assert job.name == "mlperf-training"
     assert [(s.kind, s.labels.software_version) for s in specs] == [
         ("mlperf-training", "v5.0"),

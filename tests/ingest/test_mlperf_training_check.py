@@ -16,8 +16,7 @@ import pytest
 
 from tests.support.cli_rows import tracker
 from tests.support.training_folders import too_many_not_converged
-from tracker.readers.mlperf_training_check import FolderScore, disagreements_of
-from tracker.readers.mlperf_training_layout import TrainingFolder
+from tracker.formats.mlperf_training.read_tree import ScoreToCheck, TrainingFolder, disagreements_of
 
 HAS_PACKAGE = importlib.util.find_spec("mlperf_logging") is not None
 NEEDS_PACKAGE = "mlperf-logging is not installed (pip install '.[training-check]')"
@@ -60,7 +59,7 @@ FOLDER = TrainingFolder(
 
 
 def test_a_different_score_or_converged_run_is_a_disagreement() -> None:
-    mine = FolderScore(FOLDER, 10.0, {"result_0.txt": 10.0, "result_1.txt": 11.0})
+    mine = ScoreToCheck(FOLDER, 10.0, {"result_0.txt": 10.0, "result_1.txt": 11.0})
     assert (
         disagreements_of(mine, 10.0 * (1 + 5e-10), {"result_0.txt": 9.0, "result_1.txt": 1.0}) == []
     )
@@ -70,7 +69,7 @@ def test_a_different_score_or_converged_run_is_a_disagreement() -> None:
         "Corp/results/box/bert/result_1.txt: only the tracker counts this run as converged",
         "Corp/results/box/bert/result_2.txt: only mlperf-logging counts this run as converged",
     ]
-    none = FolderScore(FOLDER, None, {})
+    none = ScoreToCheck(FOLDER, None, {})
     assert disagreements_of(none, 3.0, {}) == [
         "Corp/results/box/bert: the tracker gives no score, mlperf-logging 3.000000 minutes"
     ]

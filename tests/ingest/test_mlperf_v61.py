@@ -17,11 +17,11 @@ import pytest
 
 from tests.support.cli_rows import export as exported
 from tests.support.cli_rows import tracker
-from tracker.parsers.mlperf_endpoints_result import (
+from tracker.formats.mlperf_endpoints.parse_result import (
     parse_endpoints_accuracy,
     parse_endpoints_result,
 )
-from tracker.parsers.mlperf_names import canonical_benchmark, canonical_scenario
+from tracker.formats.mlperf_inference.parse import canonical_benchmark, canonical_scenario
 
 VR = "closed/NVIDIA/results/VR-NVL72_VR-288GB_aarch64x72_TRT/deepseek-r1"
 Row = dict[str, Any]

@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 from click.testing import Result
 
-from tracker.readers.base import require_positive
-from tracker.records import MetricRecord, ResultRecord, SoftwareRecord, SystemRecord
+from tracker.formats.reader import require_positive
+from tracker.records.results import MetricRecord, ResultRecord, SoftwareRecord, SystemRecord
 
 Run = Callable[..., Result]
 REASON = "samples_per_s is 0: it must be positive"

@@ -36,7 +36,7 @@ from tests.support.round_copies import replace_file, replicate_round
 from tracker.errors import StoreError
 from tracker.ingest import parallel
 from tracker.ingest.run import ingest_source
-from tracker.records import SourceSpec
+from tracker.records.results import SourceSpec
 from tracker.store.facade import Store
 
 COPIES = 10

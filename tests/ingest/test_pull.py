@@ -26,7 +26,7 @@ import pytest
 
 from tests.support.cli_rows import tracker
 from tracker.ingest.run import read_job
-from tracker.paths import ingest_jobs_dir
+from tracker.paths import jobs_dir
 from tracker.store.facade import Store
 
 REF = "965182b03376a00fcae415c54e560e1c83937932"
@@ -251,7 +251,7 @@ def test_a_job_with_pins_pulls_the_pinned_archive(
 
 
 def test_the_shipped_job_lists_the_public_rounds_with_the_known_pins() -> None:
-    _job, specs = read_job(ingest_jobs_dir() / "mlperf-inference.toml")
+    _job, specs = read_job(jobs_dir() / "mlperf-inference.toml")
     assert [s.labels.software_version for s in specs] == [
         "v4.0",
         "v4.1",

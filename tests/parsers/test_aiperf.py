@@ -11,7 +11,7 @@ import pytest
 
 from tests.support.serving_cli import counts, export, ingest, ingest_ok, load_json, primary_rows
 from tracker.errors import ParseError
-from tracker.parsers.aiperf import parse_aiperf_summary
+from tracker.formats.serving.parse_aiperf import parse_aiperf_summary
 from tracker.store.facade import Store
 
 RUNS = [

@@ -25,11 +25,12 @@ from tests.support.fuzz_targets import (
     seeds_of,
 )
 from tracker.errors import ParseError
-from tracker.parsers import loadgen, mlperf_logs
-from tracker.parsers.json_fields import MAX_NESTING, decode_json, is_number
-from tracker.parsers.loadgen import parse_detail_log
-from tracker.parsers.mlperf_extras import power_metric
-from tracker.parsers.mlperf_rules import round_key
+from tracker.formats.loadgen import parse as loadgen
+from tracker.formats.loadgen.parse import parse_detail_log
+from tracker.formats.mlperf_inference import parse_logs as mlperf_logs
+from tracker.formats.mlperf_inference.parse import round_key
+from tracker.formats.mlperf_inference.parse_logs import power_metric
+from tracker.formats.parse_json import MAX_NESTING, decode_json, is_number
 
 RESULT = ""
 BIG = raw("9" * 5000)  # more digits than int() converts

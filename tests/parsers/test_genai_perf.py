@@ -9,7 +9,7 @@ import pytest
 
 from tests.support.serving_cli import counts, ingest, ingest_ok, load_json, primary_rows
 from tracker.errors import ParseError
-from tracker.parsers.genai_perf import parse_genai_perf_summary
+from tracker.formats.serving.parse_aiperf import parse_genai_perf_summary
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "genai-perf"
 SUMMARIES = sorted(DATA.rglob("profile_export_genai_perf.json"))

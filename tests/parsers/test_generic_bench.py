@@ -17,10 +17,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tracker.errors import ParseError
-from tracker.parsers.generic_bench import parse_generic_bench
-from tracker.parsers.google_benchmark import parse_google_benchmark
-from tracker.parsers.pytest_benchmark import parse_pytest_benchmark
-from tracker.records import ParsedResult
+from tracker.formats.microbench.parse import parse_generic_bench
+from tracker.formats.microbench.parse_google import parse_google_benchmark
+from tracker.formats.microbench.parse_pytest import parse_pytest_benchmark
+from tracker.records.results import ParsedResult
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "generic"
 Parse = Callable[..., list[ParsedResult]]

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tracker.errors import ParseError
-from tracker.parsers.loadgen import (
+from tracker.formats.loadgen.parse import (
     DETAIL_LOG_NAME,
     SUMMARY_LOG_NAME,
     parse_detail_log,

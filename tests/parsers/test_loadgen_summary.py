@@ -8,7 +8,7 @@ import pytest
 
 from tests.parsers.test_loadgen_parser import RUNS
 from tracker.errors import ParseError
-from tracker.parsers.loadgen import DETAIL_LOG_NAME, SUMMARY_LOG_NAME, parse_loadgen_run
+from tracker.formats.loadgen.parse import DETAIL_LOG_NAME, SUMMARY_LOG_NAME, parse_loadgen_run
 
 
 def _both(run_dir: Path) -> tuple[dict, dict]:

@@ -8,8 +8,7 @@ from typing import Any
 import pytest
 
 from tracker.errors import ParseError
-from tracker.parsers.mllog import iter_mllog
-from tracker.parsers.mlperf_training import (
+from tracker.formats.mlperf_training.parse import (
     RunCheck,
     check_run,
     node_power,
@@ -18,7 +17,7 @@ from tracker.parsers.mlperf_training import (
     run_energy,
     score_folder,
 )
-from tracker.parsers.mlperf_training_seeds import check_seeds
+from tracker.formats.mlperf_training.parse_checks import check_seeds, iter_mllog
 
 T0 = 1_700_000_000_000
 

@@ -7,7 +7,10 @@ import json
 import pytest
 
 from tracker.errors import ParseError
-from tracker.parsers.mlperf_endpoints_result import EndpointsRoundResult, parse_endpoints_result
+from tracker.formats.mlperf_endpoints.parse_result import (
+    EndpointsRoundResult,
+    parse_endpoints_result,
+)
 
 LATENCY = {
     "n_samples_issued": 1000,

@@ -7,24 +7,28 @@ import json
 import pytest
 
 from tracker.errors import ParseError
-from tracker.parsers.loadgen import Entry
-from tracker.parsers.mlperf_extras import (
-    compliance_outcome,
-    parse_accuracy,
-    parse_power_samples,
-    parse_verify,
-    power_metric,
-)
-from tracker.parsers.mlperf_logs import summary_as_detail
-from tracker.parsers.mlperf_rules import (
+from tracker.formats.loadgen.parse import Entry
+from tracker.formats.mlperf_inference.parse import (
     PrimaryMetric,
     metric_for,
     mlperf_model,
     primary_metric,
     round_key,
 )
-from tracker.parsers.mlperf_system import SystemDescription, parse_system_json
-from tracker.parsers.mlperf_table import normalize_location, parse_results_table
+from tracker.formats.mlperf_inference.parse_logs import (
+    compliance_outcome,
+    parse_accuracy,
+    parse_power_samples,
+    parse_verify,
+    power_metric,
+    summary_as_detail,
+)
+from tracker.formats.mlperf_inference.parse_table import (
+    SystemDescription,
+    normalize_location,
+    parse_results_table,
+    parse_system_json,
+)
 
 
 def _system(**fields: object) -> bytes:

@@ -10,7 +10,7 @@ import pytest
 
 from tests.support.serving_cli import counts, export, ingest, ingest_ok, load_json, primary_rows
 from tracker.errors import ParseError
-from tracker.parsers.vllm_bench import parse_vllm_result
+from tracker.formats.serving.parse_vllm import parse_vllm_result
 
 FORK = "vllm_bench_serving/inferencex_fork_fake_server"
 FILES = [

@@ -27,7 +27,7 @@ from click.testing import CliRunner
 from tracker.cli import cli
 from tracker.paths import templates_dir
 from tracker.report import render
-from tracker.report.staging import MANIFEST
+from tracker.report.render import MANIFEST
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 STATIC = REPO_ROOT / "templates" / "static"

@@ -14,8 +14,8 @@ from typing import Any
 import jinja2
 import pytest
 
-from tracker.analysis_records import FindingRecord
-from tracker.records import SeriesPoint, VersionInfo
+from tracker.records.findings import FindingRecord
+from tracker.records.results import SeriesPoint, VersionInfo
 from tracker.report import IndexPage, ReportInput, build_index_page, render_site
 from tracker.report.context import Cell, PageCounts, SeriesRow, SeriesTable
 from tracker.report.render import build_environment

@@ -21,12 +21,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import RunTracker
-from tracker.demo.serving import (
-    ACCELERATORS,
-    SERVING_VERSIONS,
-    SERVING_WORKLOADS,
-    write_serving_data,
-)
+from tracker.demo import ACCELERATORS, SERVING_VERSIONS, SERVING_WORKLOADS, write_serving_data
 from tracker.report.filters import format_usd
 
 SYSTEM = "example-node-4x (example data)"

@@ -8,11 +8,11 @@ from datetime import UTC, datetime
 
 import pytest
 
-from tracker.analysis.cost import CostEstimate, token_costs
-from tracker.analysis_records import AnalysisRunSettings
+from tracker.records.findings import AnalysisRunSettings
 from tracker.report.filters import FILTERS, format_usd, format_usd_range
-from tracker.report.settings import settings_used
-from tracker.store.rows import sweep_sample
+from tracker.report.inputs import settings_used
+from tracker.stats.serving import CostEstimate, token_costs
+from tracker.store.read import sweep_sample
 
 
 @pytest.mark.parametrize(

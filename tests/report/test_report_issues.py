@@ -11,13 +11,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from tracker.analysis.issues import cause_of, twin_benchmark
-from tracker.analysis_records import FindingRecord
+from tracker.analyze.groupings import cause_of, twin_benchmark
+from tracker.records.findings import FindingRecord
 from tracker.report.common import finding_rows
 from tracker.report.context import Cell, SeriesRow, SeriesTable
 from tracker.report.inputs import SystemInfo
 from tracker.report.issues import finding_issues, verdict_issues
-from tracker.report.per_accelerator import per_accelerator_charts
+from tracker.report.pages.series import per_accelerator_charts
 
 NODE = "/node-4x"
 AT_TARGET = "tps_per_accelerator at 50 tokens/s/user (median 1/TPOT)"

@@ -19,13 +19,8 @@ import pytest
 
 from tests.report.test_report_browser import CHROMIUM, CHROMIUM_ARGS, _require_chromium
 from tracker.report.charts import wrap_title
-from tracker.report.filters import (
-    format_pair_family,
-    format_point,
-    format_scaling,
-    format_workload,
-)
-from tracker.report.pages_overview import headline_text
+from tracker.report.filters import format_pair_family, format_point, format_scaling, format_workload
+from tracker.report.pages.overview import headline_text
 
 VIEWPORTS = ((1400, 900), (390, 844))
 

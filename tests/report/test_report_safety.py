@@ -26,8 +26,7 @@ from click.testing import CliRunner, Result
 
 from tests.support.files import snapshot_tree
 from tracker.cli import cli
-from tracker.report.render import MANIFEST
-from tracker.report.staging import STAGE_MARKER
+from tracker.report.render import MANIFEST, STAGE_MARKER
 
 LINK_VERSION = '<a href="https://example.com/x">1.0</a>'
 REPO_ROOT = Path(__file__).resolve().parents[2]

@@ -14,25 +14,26 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tracker.analyze.run import run_analysis
-from tracker.demo.data import write_demo_data
-from tracker.demo.run import DEMO_JOB
-from tracker.demo.serving import write_mlperf_rounds, write_serving_data
+from tracker.demo import DEMO_JOB, write_demo_data, write_mlperf_rounds, write_serving_data
 from tracker.ingest.run import ingest_source, read_job
-from tracker.paths import ingest_jobs_dir
+from tracker.paths import jobs_dir
 from tracker.report import render_site
 from tracker.report.charts import Chart
 from tracker.report.common import (
     FindingRow,
     PageLink,
+    Pager,
     SystemName,
     SystemNames,
     benchmark_href,
     page_href,
+    paginate,
     slug,
     system_href,
 )
 from tracker.report.filters import chart_attribute, chart_json
-from tracker.report.pages_analysis import (
+from tracker.report.pages.compare import ComparePage, CompareRow, PairSummary, VerdictCount
+from tracker.report.pages.findings import (
     FindingsPage,
     ScalingGroupSummary,
     ScalingPage,
@@ -40,11 +41,9 @@ from tracker.report.pages_analysis import (
     ScalingRow,
     StatusCount,
 )
-from tracker.report.pages_compare import ComparePage, CompareRow, PairSummary, VerdictCount
-from tracker.report.pages_overview import CompareSummary, GainRow, OverviewPage, SoftwareSummary
-from tracker.report.pages_series import BenchmarkPage, SystemPage
-from tracker.report.pages_serving import ServingCurve, ServingPage, ServingRow
-from tracker.report.paging import Pager, paginate
+from tracker.report.pages.overview import CompareSummary, GainRow, OverviewPage, SoftwareSummary
+from tracker.report.pages.series import BenchmarkPage, SystemPage
+from tracker.report.pages.serving import ServingCurve, ServingPage, ServingRow
 from tracker.report.publish import gather_report_input, publish_report, version_pairs
 from tracker.report.render import MANIFEST
 from tracker.store.facade import Store
@@ -187,7 +186,7 @@ def _seeded_store(work: Path) -> Store:
     write_demo_data(data)
     write_serving_data(data, seed=1234)
     write_mlperf_rounds(data)
-    _job, specs = read_job(ingest_jobs_dir() / DEMO_JOB, root=data)
+    _job, specs = read_job(jobs_dir() / DEMO_JOB, root=data)
     for spec in specs:
         ingest_source(store, spec, strict=True)
     return store

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tracker.ingest.run import ingest_source
-from tracker.records import SourceSpec
+from tracker.records.results import SourceSpec
 from tracker.report.publish import publish_report
 from tracker.store.facade import Store
 

@@ -17,25 +17,26 @@ from typing import Any
 import pytest
 
 from tests.support.cli_rows import tracker
-from tracker.readers.mlperf_training_score import RUN_TIME_TO_TRAIN, SCORE, SOFTWARE
-from tracker.records import VersionInfo
+from tracker.formats.mlperf_training.read import RUN_TIME_TO_TRAIN, SCORE, SOFTWARE
+from tracker.records.results import VersionInfo
 from tracker.report.common import SystemNames
-from tracker.report.inputs import ReportInput
-from tracker.report.pages_training import (
+from tracker.report.inputs import (
+    RUN_METRIC,
+    SCORE_METRIC,
+    TRAINING_SOFTWARE,
+    ReportInput,
+    TrainingRun,
+    TrainingScore,
+)
+from tracker.report.pages.training import (
+    STRIP_WIDTH,
     TrainingBenchmarkPage,
     TrainingIndexPage,
     TrainingLine,
     TrainingRow,
     build_training_pages,
+    run_offsets,
     training_href,
-)
-from tracker.report.training_chart import STRIP_WIDTH, run_offsets
-from tracker.report.training_input import (
-    RUN_METRIC,
-    SCORE_METRIC,
-    TRAINING_SOFTWARE,
-    TrainingRun,
-    TrainingScore,
 )
 from tracker.store.facade import Store
 

@@ -18,9 +18,9 @@ from pathlib import Path
 import pytest
 
 from tracker.errors import ParseError
-from tracker.sources import inflate
+from tracker.sources import tar as inflate
 from tracker.sources.archive import open_archive, worth_keeping
-from tracker.sources.inflate import PIECE, SWITCH_INTERVAL_S, Inflated, compression
+from tracker.sources.tar import PIECE, SWITCH_INTERVAL_S, Inflated, compression
 
 COMPRESSORS: dict[str, Callable[[bytes], bytes]] = {
     "gz": gzip.compress,

@@ -1,6 +1,6 @@
 """Hostile tar headers are refused before they are read, and only ever as a ParseError.
 
-The walk (tracker.sources.tar_headers) refuses an extended header of a size
+The walk (tracker.sources.tar) refuses an extended header of a size
 below zero before ``read(-1024)`` reads the rest of the stream, a chain of
 extended headers before tarfile's code recurses past Python's limit, a sparse
 map longer than the headers limit; the errors tarfile's code lets out on
@@ -32,7 +32,7 @@ from hypothesis import strategies as st
 from tests.sources.test_tar_headers import HEADERS, SEEDS, by_tarfile, by_walk
 from tracker.errors import ParseError
 from tracker.sources.archive_index import TarIndex
-from tracker.sources.tar_headers import CHAIN_LIMIT, HEADERS_LIMIT, Malformed, Refused, TarWalk
+from tracker.sources.tar import CHAIN_LIMIT, HEADERS_LIMIT, Malformed, Refused, TarWalk
 
 
 def _header(name: str, kind: bytes = tarfile.REGTYPE, size: int = 0) -> bytes:

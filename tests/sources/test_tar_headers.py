@@ -1,4 +1,4 @@
-"""The hand-read tar headers (tracker.sources.tar_headers) give what tarfile gives, byte for byte.
+"""The hand-read tar headers (tracker.sources.tar) give what tarfile gives, byte for byte.
 
 Each archive is built here with :mod:`tarfile` (ustar, GNU and pax formats) or
 crafted from its blocks, then walked twice: by :class:`TarWalk` and by tarfile's
@@ -20,13 +20,7 @@ from hypothesis import strategies as st
 
 from tracker.errors import ParseError
 from tracker.sources.archive import open_archive
-from tracker.sources.tar_headers import (
-    EXTENDED_HEADER_LIMIT,
-    Malformed,
-    Refused,
-    TarWalk,
-    pax_fields,
-)
+from tracker.sources.tar import EXTENDED_HEADER_LIMIT, Malformed, Refused, TarWalk, pax_fields
 
 FORMATS = {"ustar": tarfile.USTAR_FORMAT, "gnu": tarfile.GNU_FORMAT, "pax": tarfile.PAX_FORMAT}
 LONG = "top/" + "/".join(f"folder_{n}_with_a_rather_long_name" for n in range(5)) + "/log.txt"

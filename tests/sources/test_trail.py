@@ -5,9 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from tracker.readers.mlperf_layout import walk_round
-from tracker.sources.snapshots import Snapshot, SnapshotCache
-from tracker.sources.trail import Trail
+from tracker.formats.mlperf_inference.read_tree import walk_round
+from tracker.sources.trail import Snapshot, SnapshotCache, Trail
 from tracker.sources.tree import FolderTree
 
 

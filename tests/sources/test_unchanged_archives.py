@@ -1,6 +1,6 @@
 """Unchanged archives and pulls recognised before the archive is opened (nothing decompressed).
 
-See :mod:`tracker.sources.archive_identity`: the second ingest of an unchanged
+See :mod:`tracker.sources.archive`: the second ingest of an unchanged
 archive, and a pull answered ``304``, never build the archive's index.
 """
 
@@ -15,17 +15,11 @@ from typing import Any
 
 import pytest
 
-from tracker.ingest.pull import pull_round
-from tracker.ingest.run import ingest_source
-from tracker.records import SourceSpec
+from tracker.ingest.run import ingest_source, pull_round
+from tracker.records.results import SourceSpec
+from tracker.sources import archive as archive_identity
 from tracker.sources import archive as archive_module
-from tracker.sources import archive_identity
-from tracker.sources.archive_identity import (
-    ARCHIVE_KEY,
-    IDENTITY_KEY,
-    file_identity,
-    unchanged_archive,
-)
+from tracker.sources.archive import ARCHIVE_KEY, IDENTITY_KEY, file_identity, unchanged_archive
 from tracker.sources.archive_index import TarIndex, ZipIndex
 from tracker.store.facade import Store
 

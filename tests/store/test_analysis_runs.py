@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from tracker.analysis_records import AnalysisRunSettings, FindingRecord
+from tracker.records.findings import AnalysisRunSettings, FindingRecord
 from tracker.store.facade import Store
 
 

@@ -26,10 +26,10 @@ from sqlalchemy import (
 from sqlalchemy.orm import Session
 
 from tracker.ingest.run import ingest_source
-from tracker.records import SourceSpec
-from tracker.store import bulk
-from tracker.store.bulk import insert_rows
+from tracker.records.results import SourceSpec
+from tracker.store import write as bulk
 from tracker.store.facade import Store
+from tracker.store.write import insert_rows
 
 _ROWS = [
     {

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tracker.errors import StoreError
-from tracker.records import SourceRecord
+from tracker.records.results import SourceRecord
 from tracker.store import quick
 from tracker.store.facade import Store
 

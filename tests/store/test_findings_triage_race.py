@@ -18,7 +18,7 @@ from datetime import UTC, datetime, timedelta
 from sqlalchemy import text
 from sqlalchemy.engine import make_url
 
-from tracker.analysis_records import FindingRecord, StoredFinding
+from tracker.records.findings import FindingRecord, StoredFinding
 from tracker.store.facade import Store
 
 _BLOCKED_WITHIN_S = 10.0

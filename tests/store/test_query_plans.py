@@ -20,7 +20,7 @@ import pytest
 from sqlalchemy import Connection, event, select, text
 from sqlmodel import col
 
-from tracker.records import (
+from tracker.records.results import (
     ArtifactRecord,
     MetricRecord,
     ResultRecord,

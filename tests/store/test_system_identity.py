@@ -21,7 +21,7 @@ from click.testing import CliRunner
 from sqlalchemy import text
 
 from tracker.cli import cli
-from tracker.records import SystemRecord
+from tracker.records.results import SystemRecord
 from tracker.store.facade import Store
 from tracker.store.schema import head_revision, upgrade_schema
 

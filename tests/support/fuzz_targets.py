@@ -1,7 +1,7 @@
 """What the fuzz tests (``tests/test_fuzz_*.py``) feed and how they judge the answer.
 
 A :class:`Target` is one parsing entry point that takes the bytes of one file
-(a parser of :mod:`tracker.parsers`, or a reader's per-file step), with the
+(a parser of :mod:`tracker.formats`, or a reader's per-file step), with the
 real files it is fuzzed from (``seeds``: found under the ``shared_data``
 folder, or in ``tests/data``, never copied). :func:`run_target` runs it under
 a hard time limit and accepts only two outcomes: a :class:`ParseError` naming
@@ -26,39 +26,46 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from tracker.errors import ParseError
-from tracker.parsers.aiperf import parse_aiperf_summary
-from tracker.parsers.genai_perf import parse_genai_perf_summary
-from tracker.parsers.inferencex import looks_like_inferencex_row, parse_inferencex_rows
-from tracker.parsers.json_fields import decode_json
-from tracker.parsers.loadgen import (
+from tracker.formats.loadgen.parse import (
+    Entry,
     detail_extras,
     entry_number,
     parse_detail_log,
     parse_loadgen_run,
 )
-from tracker.parsers.loadgen_detail import Entry
-from tracker.parsers.mlperf_endpoints import (
+from tracker.formats.mlperf_endpoints.parse import (
     looks_like_viz_bundle,
     parse_endpoints_point,
     parse_system_desc,
     parse_viz_bundle,
 )
-from tracker.parsers.mlperf_extras import (
+from tracker.formats.mlperf_endpoints.read import decode_yaml
+from tracker.formats.mlperf_inference.parse import folder_scenario, mlperf_model, primary_metric
+from tracker.formats.mlperf_inference.parse_logs import (
     compliance_outcome,
+    keep_detail_key,
     parse_accuracy,
     parse_power_samples,
     parse_verify,
     power_metric,
+    summary_as_detail,
 )
-from tracker.parsers.mlperf_logs import keep_detail_key, summary_as_detail
-from tracker.parsers.mlperf_rules import folder_scenario, mlperf_model, primary_metric
-from tracker.parsers.mlperf_system import parse_system_json
-from tracker.parsers.mlperf_table import looks_like_results_table, parse_results_table
-from tracker.parsers.vllm_bench import looks_like_vllm_result, parse_vllm_result
-from tracker.readers.mlperf_endpoints import decode_yaml
-from tracker.readers.mlperf_read import _parse_mapping
-from tracker.readers.mlperf_table import _result as table_result
-from tracker.records import ParsedResult, SystemRecord
+from tracker.formats.mlperf_inference.parse_table import (
+    looks_like_results_table,
+    parse_results_table,
+    parse_system_json,
+)
+from tracker.formats.mlperf_inference.read import _result as table_result
+from tracker.formats.mlperf_inference.read_tree import _parse_mapping
+from tracker.formats.parse_json import decode_json
+from tracker.formats.serving.parse_aiperf import parse_aiperf_summary, parse_genai_perf_summary
+from tracker.formats.serving.parse_vllm import (
+    looks_like_inferencex_row,
+    looks_like_vllm_result,
+    parse_inferencex_rows,
+    parse_vllm_result,
+)
+from tracker.records.results import ParsedResult, SystemRecord
 from tracker.sources.tree import BufferedLines
 
 REPO = Path(__file__).resolve().parents[2]

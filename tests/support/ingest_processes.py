@@ -28,7 +28,7 @@ from sqlalchemy.engine import make_url
 from sqlmodel import col
 
 from tracker.ingest.run import ingest_source
-from tracker.records import Labels, SourceSpec
+from tracker.records.results import Labels, SourceSpec
 from tracker.store.facade import Store, normalise_database_url
 from tracker.store.models import (
     Artifact,

@@ -2,7 +2,7 @@
 
 MLPerf Inference v4.1, v5.1 and v6.0, the AIPerf sweep under two versions, the
 demo's seeded data (LoadGen runs over three versions with repeats, AIPerf
-sweeps, MLPerf-layout rounds; through ``ingest/demo.toml``) and one real LoadGen
+sweeps, MLPerf-layout rounds; through ``jobs/demo.toml``) and one real LoadGen
 run under a hostile system name; then ``tracker analyze`` (findings stored) and
 ``tracker report``.
 """
@@ -12,12 +12,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from tracker.analyze.run import run_analysis
-from tracker.demo.data import write_demo_data
-from tracker.demo.run import DEMO_JOB
-from tracker.demo.serving import write_mlperf_rounds, write_serving_data
+from tracker.demo import DEMO_JOB, write_demo_data, write_mlperf_rounds, write_serving_data
 from tracker.ingest.run import ingest_source, read_job
-from tracker.paths import ingest_jobs_dir
-from tracker.records import Labels, SourceSpec
+from tracker.paths import jobs_dir
+from tracker.records.results import Labels, SourceSpec
 from tracker.report.publish import publish_report
 from tracker.store.facade import Store
 
@@ -52,7 +50,7 @@ def build_report_site(shared_data: Path, work: Path) -> Path:
         write_demo_data(work / "demo-data")
         write_serving_data(work / "demo-data", seed=1234)
         write_mlperf_rounds(work / "demo-data")
-        _job, specs = read_job(ingest_jobs_dir() / DEMO_JOB, root=work / "demo-data")
+        _job, specs = read_job(jobs_dir() / DEMO_JOB, root=work / "demo-data")
         for spec in specs:
             ingest_source(store, spec, strict=True)
         run_analysis(store)

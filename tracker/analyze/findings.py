@@ -35,7 +35,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict
 from typing import Any
 
-from tracker.analysis import (
+from tracker.analyze.groupings import PERFORMANCE
+from tracker.records.findings import AXIS_STACK, FindingRecord, SeriesInfo, SweepTarget
+from tracker.stats import (
     ChangePointResult,
     Comparison,
     ComparisonRun,
@@ -45,8 +47,6 @@ from tracker.analysis import (
     ScalingIssue,
     Verdict,
 )
-from tracker.analysis_records import AXIS_STACK, FindingRecord, SeriesInfo, SweepTarget
-from tracker.analyze.groupings import PERFORMANCE
 
 __all__ = [
     "COMPARISON_KINDS",

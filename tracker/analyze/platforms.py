@@ -1,6 +1,6 @@
 """Platforms compared per accelerator: within a round, across rounds, and across system sizes.
 
-Pure functions over :class:`~tracker.records.AnalysisSample` (what the store
+Pure functions over :class:`~tracker.records.results.AnalysisSample` (what the store
 yields) returning plain records, for the ``tracker compare`` command and for a
 report page to use later. Only valid throughput results with a known
 accelerator count are compared (a latency is not divided by accelerators).
@@ -27,7 +27,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from tracker.records import AnalysisSample
+from tracker.records.results import AnalysisSample
 
 __all__ = [
     "SAME_SYSTEM",

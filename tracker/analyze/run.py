@@ -1,10 +1,10 @@
 """Analyse what is stored: store → records → analysis → findings → store (SPEC §4).
 
 :func:`run_analysis` reads every stored result and sweep, runs the pure
-analysis (:mod:`tracker.analysis`) and stores the findings; :func:`analyse` is
+analysis (:mod:`tracker.stats`) and stores the findings; :func:`analyse` is
 the same without the store, for callers that hold the records already. One run:
 
-1. **Series** (:mod:`tracker.analyze.samples`): valid samples only, one series per
+1. **Series** (:mod:`tracker.analyze.collect`): valid samples only, one series per
    software, system, benchmark, scenario, workload and metric, across that
    software's versions in their explicit order (:func:`tracker.versions.order_versions`).
 2. **Throughput at the interactivity target** (:mod:`tracker.analyze.sweeps`), one
@@ -13,7 +13,7 @@ the same without the store, for callers that hold the records already. One run:
    previous version* (a system that skipped a round is compared with the round it
    was last in), and each pair of neighbouring software stacks of configurations
    that differ only in software within one version. Their one-sided p-values form **two
-   directional BH families** (:mod:`tracker.analysis.verdicts`) of the reported size. With
+   directional BH families** (:mod:`tracker.stats.compare`) of the reported size. With
    ``baseline`` and ``candidate``, that pair in every series that has both (and no stacks).
    Older pairs are not compared again (their findings stay, as triaged); change points cover them.
 4. **Change points** and **drifts** of every series (E-Divisive means, Mann–Kendall; too
@@ -41,13 +41,34 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from tracker.analysis import (
+from tracker.analyze import groupings
+from tracker.analyze.collect import SampleSet, collect_samples, stack_series
+from tracker.analyze.collect import version_series as build_version_series
+from tracker.analyze.findings import (
+    COMPARISON_KINDS,
+    KIND_CHANGE_POINT,
+    KIND_DRIFT,
+    change_point_findings,
+    comparison_findings,
+    drift_findings,
+    scaling_findings_of,
+    sla_findings,
+)
+from tracker.analyze.settings import AnalysisSettings, decide, recorded_settings
+from tracker.analyze.sweeps import sweep_targets
+from tracker.errors import ConfigError
+from tracker.records.findings import (
+    FindingRecord,
+    FindingsSaved,
+    SeriesInfo,
+    StoredFinding,
+    SweepTarget,
+)
+from tracker.records.results import OUTPUT_TOKENS_PER_S, AnalysisSample, SweepSample, VersionInfo
+from tracker.stats import (
     ChangeEvidence,
-    ChangePointPolicy,
     ChangePointResult,
-    ComparePolicy,
     ComparisonRun,
-    DriftPolicy,
     DriftResult,
     GainSummary,
     ScalingFinding,
@@ -63,68 +84,15 @@ from tracker.analysis import (
     series_gain,
     software_gains,
 )
-from tracker.analysis.defaults import EFFICIENCY_DROP_FLOOR, EFFICIENCY_FLOOR
-from tracker.analysis.interactivity import Interpolation
-from tracker.analysis.multiple import FamilyMethod
-from tracker.analysis_records import (
-    FindingRecord,
-    FindingsSaved,
-    SeriesInfo,
-    StoredFinding,
-    SweepTarget,
-)
-from tracker.analyze import groupings
-from tracker.analyze.collect import collect_samples
-from tracker.analyze.findings import (
-    COMPARISON_KINDS,
-    KIND_CHANGE_POINT,
-    KIND_DRIFT,
-    change_point_findings,
-    comparison_findings,
-    drift_findings,
-    scaling_findings_of,
-    sla_findings,
-)
-from tracker.analyze.samples import SampleSet, stack_series
-from tracker.analyze.samples import version_series as build_version_series
-from tracker.analyze.settings import recorded_settings
-from tracker.analyze.sweeps import sweep_targets
-from tracker.analyze.thresholds import SeriesThresholds, decide
-from tracker.errors import ConfigError
-from tracker.records import OUTPUT_TOKENS_PER_S, AnalysisSample, SweepSample, VersionInfo
 from tracker.versions import order_versions
 
 if TYPE_CHECKING:
     from tracker.store.facade import Store
 
-__all__ = ["DEFAULT_SEED", "AnalysisOutcome", "AnalysisSettings", "analyse", "run_analysis"]
+__all__ = ["DEFAULT_SEED", "AnalysisOutcome", "analyse", "run_analysis"]
 
 DEFAULT_SEED = 20260901
 """Seeds the bootstrap CIs, so the same database gives the same evidence."""
-
-
-@dataclass(frozen=True, slots=True)
-class AnalysisSettings:
-    """The knobs of one analysis run (defaults: ``docs/anchors/regression-trackers.md`` §5.7)."""
-
-    target_tokens_per_s_per_user: float = 50.0
-    efficiency_floor: float = EFFICIENCY_FLOOR
-    efficiency_drop_floor: float = EFFICIENCY_DROP_FLOOR
-    interpolation: Interpolation = "pchip"
-    family_method: FamilyMethod = "bh"
-    compare: ComparePolicy = field(default_factory=ComparePolicy)
-    change_points: ChangePointPolicy = field(default_factory=ChangePointPolicy)
-    drift: DriftPolicy = field(default_factory=DriftPolicy)
-    thresholds: SeriesThresholds | None = None
-    """Per-series floors and q levels of the verdicts (the gate's policy); one family still."""
-
-    def __post_init__(self) -> None:
-        if not self.target_tokens_per_s_per_user > 0.0:
-            raise ConfigError("the interactivity target must be a positive tokens/s/user")
-        if not 0.0 < self.efficiency_floor <= 1.0:
-            raise ConfigError("the efficiency floor must lie in (0, 1], e.g. 0.90")
-        if not 0.0 <= self.efficiency_drop_floor < 1.0:
-            raise ConfigError("the efficiency drop floor must lie in [0, 1), e.g. 0.05")
 
 
 @dataclass(frozen=True, slots=True)

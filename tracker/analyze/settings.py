@@ -4,28 +4,118 @@
 (:func:`recorded_settings`); ``tracker report`` analyses with the settings of the
 latest stored run, or the defaults when none was stored, overridden by its own
 options (:func:`report_settings`, :func:`settings_of`).
+
+Verdicts under per-series floors and q levels (the gate's policy), decided once.
+
+A run's comparisons form one Benjamini–Hochberg family whatever the thresholds:
+the q-values are those of the whole family. Without per-series thresholds every
+verdict uses the run's floor and q level (:func:`tracker.stats.decide_verdicts`);
+with them (:class:`SeriesThresholds`, e.g. a
+:class:`~tracker.gate.policy.GatePolicy`) each series' floor and q level decide
+its verdict, and its evidence carries the floor that was applied.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import asdict, dataclass, replace
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any, Protocol
 
-from tracker.analysis_records import AnalysisRunSettings
-
-if TYPE_CHECKING:
-    from tracker.analyze.run import AnalysisSettings
+from tracker.errors import ConfigError
+from tracker.records.findings import AnalysisRunSettings, SeriesInfo
+from tracker.stats import ChangeEvidence, Comparison, ComparisonRun, decide_verdicts
+from tracker.stats.compare import directional_q_values, judge
+from tracker.stats.defaults import (
+    EFFICIENCY_DROP_FLOOR,
+    EFFICIENCY_FLOOR,
+    ChangePointPolicy,
+    ComparePolicy,
+    DriftPolicy,
+)
+from tracker.stats.serving import Interpolation
+from tracker.stats.significance import FamilyMethod
 
 __all__ = [
-    "OPTION_NAMES",
     "ChosenSettings",
+    "OPTION_NAMES",
     "ReportOverrides",
+    "SeriesThresholds",
+    "decide",
     "recorded_settings",
     "report_settings",
     "settings_line",
     "settings_of",
 ]
+
+
+class SeriesThresholds(Protocol):
+    """Per-series thresholds: (floor, or ``None`` for the method's own, and q level)."""
+
+    def threshold_for(self, key: str, benchmark: str, metric: str) -> tuple[float | None, float]:
+        """The floor and q level of the series ``key``."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class AnalysisSettings:
+    """The knobs of one analysis run (defaults: ``docs/anchors/regression-trackers.md`` §5.7)."""
+
+    target_tokens_per_s_per_user: float = 50.0
+    efficiency_floor: float = EFFICIENCY_FLOOR
+    efficiency_drop_floor: float = EFFICIENCY_DROP_FLOOR
+    interpolation: Interpolation = "pchip"
+    family_method: FamilyMethod = "bh"
+    compare: ComparePolicy = field(default_factory=ComparePolicy)
+    change_points: ChangePointPolicy = field(default_factory=ChangePointPolicy)
+    drift: DriftPolicy = field(default_factory=DriftPolicy)
+    thresholds: SeriesThresholds | None = None
+    """Per-series floors and q levels of the verdicts (the gate's policy); one family still."""
+
+    def __post_init__(self) -> None:
+        if not self.target_tokens_per_s_per_user > 0.0:
+            raise ConfigError("the interactivity target must be a positive tokens/s/user")
+        if not 0.0 < self.efficiency_floor <= 1.0:
+            raise ConfigError("the efficiency floor must lie in (0, 1], e.g. 0.90")
+        if not 0.0 <= self.efficiency_drop_floor < 1.0:
+            raise ConfigError("the efficiency drop floor must lie in [0, 1), e.g. 0.05")
+
+
+def _family_q_values(
+    evidence: Sequence[ChangeEvidence], family_method: FamilyMethod
+) -> tuple[list[float | None], int]:
+    """Each comparison's q-value in its directional family (``None`` when untested), and
+    the family size (:func:`tracker.stats.compare.directional_q_values`)."""
+    return directional_q_values(evidence, family_method)
+
+
+def _judged(
+    ev: ChangeEvidence, q: float | None, info: SeriesInfo, thresholds: SeriesThresholds
+) -> Comparison:
+    floor, q_level = thresholds.threshold_for(ev.key, info.benchmark, info.metric)
+    if floor is not None:
+        ev = replace(ev, floor=floor)
+    return judge(ev, q, q_level)
+
+
+def decide(
+    evidence: Sequence[ChangeEvidence],
+    *,
+    infos: Mapping[str, SeriesInfo],
+    thresholds: SeriesThresholds | None,
+    q_level: float,
+    family_method: FamilyMethod,
+    missing: Sequence[str],
+) -> ComparisonRun:
+    """One family over all ``evidence``, each verdict under its series' thresholds."""
+    if thresholds is None:
+        return decide_verdicts(
+            evidence, q_level=q_level, family_method=family_method, missing=missing
+        )
+    qs, family_size = _family_q_values(evidence, family_method)
+    comparisons = tuple(
+        _judged(ev, q, infos[ev.key], thresholds) for ev, q in zip(evidence, qs, strict=True)
+    )
+    return ComparisonRun(comparisons, family_size, q_level, family_method, tuple(missing))
 
 
 def recorded_settings(
@@ -52,8 +142,6 @@ def recorded_settings(
 
 def settings_of(stored: AnalysisRunSettings) -> AnalysisSettings:
     """The analysis settings a stored run's target and floors stand for (the rest default)."""
-    from tracker.analyze.run import AnalysisSettings
-
     return AnalysisSettings(
         target_tokens_per_s_per_user=stored.target_tokens_per_s_per_user,
         efficiency_floor=stored.efficiency_floor,
@@ -84,8 +172,6 @@ def report_settings(
     stored: AnalysisRunSettings | None, overrides: ReportOverrides | None = None
 ) -> ChosenSettings:
     """The latest stored run's settings (else the defaults), with the report's options over them."""
-    from tracker.analyze.run import AnalysisSettings
-
     given = overrides or ReportOverrides()
     run = stored or recorded_settings(AnalysisSettings(), None)
     changes: dict[str, Any] = {}

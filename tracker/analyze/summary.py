@@ -10,11 +10,11 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from tracker.analysis import Reach, Verdict
-from tracker.analysis.issues import Cause, cause_of, group_by, where
-from tracker.analysis.verdicts import FAMILIES
-from tracker.analysis_records import FindingRecord, StoredFinding
+from tracker.analyze.groupings import Cause, cause_of, group_by, where
 from tracker.analyze.run import AnalysisOutcome
+from tracker.records.findings import FindingRecord, StoredFinding
+from tracker.stats import Reach, Verdict
+from tracker.stats.compare import FAMILIES
 
 __all__ = [
     "FINDING_COLUMNS",
@@ -159,7 +159,7 @@ def _run_issue_key(finding: FindingRecord) -> tuple[object, ...]:
 
 def finding_issues(found: Sequence[StoredFinding]) -> list[list[StoredFinding]]:
     """``found`` as issues: findings of one kind, triage state and version pair that share a
-    cause (:mod:`tracker.analysis.issues`), in the order of their first finding."""
+    cause (:mod:`tracker.analyze.groupings`), in the order of their first finding."""
     return group_by(found, _issue_key)
 
 

@@ -5,7 +5,7 @@ software version, system, benchmark and curve workload). Each valid point
 with a tokens/s/user value gives ``(x, y)`` = (tokens/s/user, output tokens/s
 per accelerator); repeated points of one concurrency (trials) are reduced to
 their medians (a point is one workload: concurrency or request rate).
-:func:`tracker.analysis.throughput_at_interactivity` reads the
+:func:`tracker.stats.throughput_at_interactivity` reads the
 front at the target (PCHIP, no extrapolation). When the sweep's accelerator
 count is unknown, ``y`` is the whole system's tokens/s and the derived metric
 says so.
@@ -30,12 +30,12 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 
-from tracker.analysis import CostEstimate, Reach, estimate_cost, price_for
-from tracker.analysis import throughput_at_interactivity as read_front
-from tracker.analysis.interactivity import Interpolation
-from tracker.analysis_records import SeriesInfo, SweepTarget
-from tracker.analyze.samples import series_key
-from tracker.records import SweepSample
+from tracker.analyze.collect import series_key
+from tracker.records.findings import SeriesInfo, SweepTarget
+from tracker.records.results import SweepSample
+from tracker.stats import CostEstimate, Reach, estimate_cost, price_for
+from tracker.stats import throughput_at_interactivity as read_front
+from tracker.stats.serving import Interpolation
 
 __all__ = ["SweepTarget", "derived_metric", "sweep_targets"]
 

@@ -4,10 +4,12 @@ Exit codes (:mod:`tracker.errors`): 0 success; 1 reserved for a failed gate
 (regressions found); 2 usage, configuration or data error (``Error: ...`` on
 stderr); 3 only for ``gate --strict`` when the worst result is suspect.
 
-The commands live in :mod:`tracker.cli.ingest` (ingest, pull, export, db),
-:mod:`tracker.cli.analysis` (analyze, findings, report) and
-:mod:`tracker.cli.gate` (gate, demo) and :mod:`tracker.cli.systems` (systems);
-this module defines the group, and :func:`main`, the ``tracker`` console script.
+One module per command group: :mod:`tracker.cli.ingest` (ingest, pull),
+:mod:`tracker.cli.db` (db, export), :mod:`tracker.cli.analyze` (analyze, findings),
+:mod:`tracker.cli.report` (report), :mod:`tracker.cli.gate` (gate),
+:mod:`tracker.cli.demo` (demo) and :mod:`tracker.cli.platforms` (compare, systems);
+:mod:`tracker.cli.common` holds what they share (errors, the store, output files,
+progress). This module defines the group, and :func:`main`, the ``tracker`` console script.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import gc
 import click
 
 from tracker import __version__
-from tracker.cli import analysis, compare, gate, ingest, systems
+from tracker.cli import analyze, db, demo, gate, ingest, platforms, report
 from tracker.cli.common import (
     DEFAULT_DATABASE_URL,
     TrackerCommandError,
@@ -54,19 +56,19 @@ def cli(ctx: click.Context, database_url: str) -> None:
 
 
 for _command in (
-    ingest.db,
+    db.db,
     ingest.ingest,
     ingest.pull,
-    ingest.export,
-    analysis.analyze,
-    analysis.findings,
-    analysis.report,
+    db.export,
+    analyze.analyze,
+    analyze.findings,
+    report.report,
     gate.gate,
-    gate.demo,
-    systems.systems,
+    demo.demo,
+    platforms.systems,
+    platforms.compare,
 ):
     cli.add_command(_command)
-cli.add_command(compare.compare)
 add_database_url_option(cli)  # `tracker ingest --database-url URL ...` works as well
 
 

@@ -14,14 +14,14 @@ and decides (SPEC §6):
   sweeps no longer reach the target that the baseline's reached; ``scaling`` items:
   scaling efficiency of the candidate dropped against an earlier version; ``invalid``
   items: a series with a candidate result stored as invalid where the baseline has a
-  valid one (:mod:`tracker.gate.invalid`; such a result is otherwise left out of the
+  valid one (:mod:`tracker.gate.items`; such a result is otherwise left out of the
   comparison), with the stored reason;
   ``missing`` items: a baseline series without a candidate result
-  (:mod:`tracker.gate.missing`; not failing unless ``fail_on`` lists it);
+  (:mod:`tracker.gate.items`; not failing unless ``fail_on`` lists it);
 * an item of a kind the policy does not ``fail_on``, or covered by an unexpired
   acknowledgement (of the file, or a stored finding triaged as acknowledged or
-  expected: :mod:`tracker.gate.triage`), does not fail; improvements never fail;
-* items that share a cause are one issue (:mod:`tracker.gate.issues`): the summary
+  expected: :mod:`tracker.gate.policy`), does not fail; improvements never fail;
+* items that share a cause are one issue (:mod:`tracker.gate.items`): the summary
   counts issues, the formats print one line per issue, the JSON keeps every item;
 * exit 0 nothing failing; 1 at least one failing item; 3 (only ``strict``) nothing
   failing but SUSPECT or INCONCLUSIVE results that are not acknowledged.
@@ -36,30 +36,38 @@ from dataclasses import dataclass, replace
 from datetime import date
 from typing import TYPE_CHECKING
 
-from tracker.analysis.defaults import ComparePolicy
-from tracker.analysis.scaling import ScalingFinding, ScalingIssue
-from tracker.analysis.twosample import Method
-from tracker.analysis.verdicts import Comparison, Verdict
-from tracker.analysis_records import SeriesInfo
-from tracker.analyze.run import AnalysisOutcome, AnalysisSettings, analyse
+from tracker.analyze.run import AnalysisOutcome, analyse
+from tracker.analyze.settings import AnalysisSettings
 from tracker.errors import EXIT_GATE_FAILED, EXIT_OK, EXIT_STRICT_SUSPECT, ConfigError
-from tracker.gate.invalid import KIND_INVALID, InvalidCandidate, InvalidWatch, invalid_items
-from tracker.gate.invalid import with_reasons as invalid_with_reasons
-from tracker.gate.issues import GateIssue, gate_issues, sweep_points
 from tracker.gate.items import (
+    KIND_INVALID,
+    KIND_MISSING,
     STATE_ACKNOWLEDGED,
     STATE_FAILING,
     STATE_INCONCLUSIVE,
     STATE_ORDER,
     STATE_SUSPECT,
+    GateIssue,
     GateItem,
+    InvalidCandidate,
+    InvalidWatch,
     base_item,
+    baseline_series,
+    count_text,
+    gate_issues,
+    invalid_items,
     item_state,
+    missing_items,
+    sweep_points,
 )
-from tracker.gate.missing import KIND_MISSING, baseline_series, count_text, missing_items
-from tracker.gate.policy import GatePolicy
-from tracker.gate.triage import stored_triage
-from tracker.records import OUTPUT_TOKENS_PER_S, VersionInfo
+from tracker.gate.items import with_reasons as invalid_with_reasons
+from tracker.gate.policy import GatePolicy, stored_triage
+from tracker.records.findings import SeriesInfo
+from tracker.records.results import OUTPUT_TOKENS_PER_S, VersionInfo
+from tracker.stats.compare import Comparison, Verdict
+from tracker.stats.defaults import ComparePolicy
+from tracker.stats.scaling import ScalingFinding, ScalingIssue
+from tracker.stats.significance import Method
 from tracker.versions import order_versions
 
 if TYPE_CHECKING:

@@ -1,18 +1,75 @@
-"""What the gate reports: :class:`GateItem`, its states, and how a kind's verdict counts.
+"""The gate's items as issues: the items that share a cause, one line each.
+
+Items are grouped by :func:`tracker.analyze.groupings.cause_of` (the points of one
+sweep, the per-accelerator form of a metric, the series at the interactivity
+target) when they are about the same version pair and went the same way: worse
+(a regression, a suspect result, a target no longer reached), better, or
+neither (inconclusive); measured and at-target items are one issue, invalid and
+missing items issues of their own, and each scaling item is one. An issue's
+state is the worst of its members' (one failing member fails it); its headline
+is the member of that state with the smallest change (the most cautious figure).
+
+What the gate reports: :class:`GateItem`, its states, and how a kind's verdict counts.
 
 Used by :mod:`tracker.gate.decision` (which re-exports :class:`GateItem`) and
-:mod:`tracker.gate.invalid`.
+:mod:`tracker.gate.items`.
+
+The gate's ``missing`` kind: baseline series without a candidate result.
+
+A benchmark that crashed, a job that ran half its suites, a folder left out of
+the ingest: the candidate then has no result where the baseline had one, and
+without this check the gate compares what is there and passes. Every such
+series is an item of kind ``missing`` (not failing unless the policy's
+``fail_on`` lists ``missing``), counted in the summary line. Only series of a
+software that has the candidate version are looked at, and series the gate
+reports otherwise (an invalid candidate result, a target no longer reached)
+are not reported again.
+
+The **missing label** case is named as such: a per-accelerator series
+(``X_per_accelerator``) missing where the candidate has ``X`` of the same
+series means the candidate was stored without an accelerator count
+(``tracker ingest`` without ``--accelerators``), not that its runs are missing.
+
+The gate's ``invalid`` kind: candidate results stored as invalid where the baseline was valid.
+
+The analysis reads valid samples only, so a series whose candidate run became
+invalid (LoadGen's ``INVALID``, a checker's refusal, a throughput fallen to 0:
+see :func:`tracker.formats.reader.require_positive`) would drop out of the
+comparison without a word. :class:`InvalidWatch` looks at the samples of the
+two versions as the analysis streams them (one pass over the store) and
+:func:`invalid_items` makes one item per such series: failing by default, like
+every kind the policy's ``fail_on`` lists, unless an acknowledgement covers it.
+The reason (``extra["invalid_reason"]``) is looked up only when there are such
+series, in the stored results of the candidate.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
+from datetime import date
+from typing import TYPE_CHECKING
 
-from tracker.analysis.verdicts import Verdict
-from tracker.analysis_records import SeriesInfo
+from tracker.analyze.collect import series_key
+from tracker.analyze.groupings import PER_ACCELERATOR, RUN_METRICS, Cause, cause_of, group_by, where
+from tracker.analyze.run import AnalysisOutcome
 from tracker.gate.policy import Acknowledgement, GatePolicy
+from tracker.records.findings import SeriesInfo
+from tracker.records.results import AnalysisSample
+from tracker.stats.compare import Verdict
+
+if TYPE_CHECKING:
+    from tracker.store.facade import Store
 
 __all__ = [
+    "CHECKS",
+    "GateIssue",
+    "GateItem",
+    "InvalidCandidate",
+    "InvalidWatch",
+    "KIND_INVALID",
+    "KIND_MISSING",
+    "NO_ACCELERATOR_COUNT",
     "STATE_ACKNOWLEDGED",
     "STATE_FAILING",
     "STATE_IMPROVEMENT",
@@ -20,11 +77,17 @@ __all__ = [
     "STATE_NOT_GATED",
     "STATE_ORDER",
     "STATE_SUSPECT",
-    "CHECKS",
-    "GateItem",
     "base_item",
+    "baseline_series",
+    "count_text",
+    "gate_issues",
+    "invalid_items",
     "item_state",
+    "missing_items",
+    "sweep_points",
+    "with_reasons",
 ]
+
 
 STATE_FAILING = "failing"
 STATE_ACKNOWLEDGED = "acknowledged"
@@ -122,3 +185,327 @@ def base_item(info: SeriesInfo, key: str, kind: str, baseline: str, candidate: s
         state="",
         worse=False,
     )
+
+
+KIND_MISSING = "missing"
+NO_ACCELERATOR_COUNT = (
+    "no per-accelerator result: the candidate's results have no accelerator count "
+    "(ingested without --accelerators?)"
+)
+
+
+def baseline_series(outcome: AnalysisOutcome, baseline: str, softwares: Collection[str]) -> int:
+    """How many series of ``softwares`` have a (valid) baseline result."""
+    return sum(
+        s.index(baseline) is not None and outcome.infos[s.key].software in softwares
+        for s in outcome.series
+        if s.key in outcome.infos
+    )
+
+
+def _without_accelerators(key: str, at_candidate: Collection[str]) -> bool:
+    """Whether ``key`` is a per-accelerator series whose plain form has a candidate result."""
+    head, _, metric = key.rpartition("|")
+    if PER_ACCELERATOR not in metric:
+        return False
+    return f"{head}|{metric.replace(PER_ACCELERATOR, '', 1)}" in at_candidate
+
+
+def missing_items(
+    outcome: AnalysisOutcome,
+    policy: GatePolicy,
+    *,
+    baseline: str,
+    candidate: str,
+    softwares: Collection[str],
+    reported: Collection[str],
+    today: date,
+) -> list[GateItem]:
+    """One ``missing`` item per series of ``softwares`` with a baseline result and no
+    candidate result, but those in ``reported`` (see the module docstring)."""
+    at_candidate = {s.key for s in outcome.series if s.index(candidate) is not None}
+    items: list[GateItem] = []
+    for s in outcome.series:
+        at = s.index(baseline)
+        if at is None or s.key in at_candidate or s.key in reported:
+            continue
+        info = outcome.infos.get(s.key)
+        if info is None or info.software not in softwares:
+            continue
+        ack = policy.acknowledgement_for(s.key, candidate, today=today)
+        n = len(s.samples[at])
+        detail = (
+            NO_ACCELERATOR_COUNT
+            if _without_accelerators(s.key, at_candidate)
+            else f"no candidate result (the baseline has {n} value{'s' if n != 1 else ''})"
+        )
+        items.append(
+            replace(
+                base_item(info, s.key, KIND_MISSING, baseline, candidate),
+                verdict=KIND_MISSING,
+                state=item_state(Verdict.REGRESSION, KIND_MISSING, policy, ack),
+                worse=True,
+                n_baseline=n,
+                detail=detail,
+                acknowledgement=ack,
+            )
+        )
+    return items
+
+
+def count_text(missing: Sequence[GateItem], total: int) -> str:
+    """``3 of 25 baseline series missing`` (empty without missing series)."""
+    if not missing:
+        return ""
+    return f"{len(missing)} of {total} baseline series missing"
+
+
+KIND_INVALID = "invalid"
+
+
+@dataclass(frozen=True, slots=True)
+class InvalidCandidate:
+    """A series with ``invalid`` of its ``total`` candidate results stored as invalid,
+    where the baseline has ``baseline_valid`` valid results."""
+
+    key: str
+    invalid: int
+    total: int
+    baseline_valid: int
+    reason: str = ""
+
+
+class InvalidWatch:
+    """Counts, per series, the valid baseline results and the candidate results (and how
+    many of those are invalid) of the samples streamed through :meth:`samples`."""
+
+    def __init__(self, baseline: str, candidate: str) -> None:
+        self.baseline = baseline
+        self.candidate = candidate
+        self._baseline_valid: dict[str, int] = {}
+        self._candidate: dict[str, list[int]] = {}
+        """Series key → [invalid, total] at the candidate."""
+
+    def samples(self, samples: Iterable[AnalysisSample]) -> Iterator[AnalysisSample]:
+        """``samples``, unchanged, noted on the way."""
+        pair = (self.baseline, self.candidate)
+        for sample in samples:
+            if sample.version in pair and sample.metric not in RUN_METRICS:
+                self._note(sample)
+            yield sample
+
+    def _note(self, s: AnalysisSample) -> None:
+        key = series_key(s.software, s.system_key, s.benchmark, s.scenario, s.workload, s.metric)
+        if s.version == self.candidate:
+            counts = self._candidate.setdefault(key, [0, 0])
+            counts[0] += 0 if s.is_valid else 1
+            counts[1] += 1
+        elif s.is_valid:
+            self._baseline_valid[key] = self._baseline_valid.get(key, 0) + 1
+
+    def found(self) -> tuple[InvalidCandidate, ...]:
+        """The series with an invalid candidate result and a valid baseline one, by key."""
+        return tuple(
+            InvalidCandidate(key, invalid, total, self._baseline_valid[key])
+            for key, (invalid, total) in sorted(self._candidate.items())
+            if invalid and key in self._baseline_valid
+        )
+
+
+def with_reasons(
+    store: Store,
+    candidate: str,
+    found: Sequence[InvalidCandidate],
+    infos: Mapping[str, SeriesInfo],
+) -> tuple[InvalidCandidate, ...]:
+    """``found`` with the stored reason of each (the first one stored), where there is one.
+
+    Reads every stored result once: only ever run when the gate has invalid
+    candidates to report. A stored result is matched to its series by its labels
+    and its system (the series' system key is ``submitter/name``, then the division
+    in brackets where the store adds it).
+    """
+    wanted: dict[tuple[str, ...], list[tuple[str, str]]] = {}
+    for f in found:
+        if f.key in infos:
+            i = infos[f.key]
+            labels = (i.software, i.benchmark, i.scenario, i.workload, i.metric)
+            wanted.setdefault(labels, []).append((f.key, i.system))
+    reasons: dict[str, str] = {}
+    for row in store.iter_export_rows() if wanted else ():
+        if row.valid or row.software_version != candidate:
+            continue
+        labels = (row.software, row.benchmark, row.scenario, row.workload, row.metric)
+        reason = row.extra.get("invalid_reason")
+        if labels not in wanted or not isinstance(reason, str) or not reason:
+            continue
+        system = f"{row.submitter or ''}/{row.system}"
+        for key, system_key in wanted[labels]:
+            if system_key == system or system_key.startswith(f"{system} ["):
+                reasons.setdefault(key, reason.strip())
+    return tuple(replace(f, reason=reasons.get(f.key, "")) for f in found)
+
+
+def invalid_items(
+    found: Iterable[InvalidCandidate],
+    infos: Mapping[str, SeriesInfo],
+    policy: GatePolicy,
+    *,
+    baseline: str,
+    candidate: str,
+    today: date,
+) -> list[GateItem]:
+    """One ``invalid`` item per series of ``found`` (see the module docstring)."""
+    items = []
+    for f in found:
+        if f.key not in infos:
+            continue
+        ack = policy.acknowledgement_for(f.key, candidate, today=today)
+        what = "result" if f.total == 1 else f"{f.invalid} of {f.total} results"
+        detail = f"candidate {what} invalid" + (f": {f.reason}" if f.reason else "")
+        items.append(
+            replace(
+                base_item(infos[f.key], f.key, KIND_INVALID, baseline, candidate),
+                verdict=KIND_INVALID,
+                state=item_state(Verdict.REGRESSION, KIND_INVALID, policy, ack),
+                worse=True,
+                n_baseline=f.baseline_valid,
+                n_candidate=f.total - f.invalid,
+                detail=detail,
+                acknowledgement=ack,
+            )
+        )
+    return items
+
+
+@dataclass(frozen=True, slots=True)
+class GateIssue:
+    """Items with one cause: ``members`` (every item, as the gate decided each) and their
+    ``headline``; ``where`` names the points (``at c2–c32 and at 50 tokens/s/user``)."""
+
+    members: tuple[GateItem, ...]
+    headline: GateItem
+    state: str
+    where: str
+    forms: str
+    """The metric, and ``and per accelerator`` when both forms are members."""
+
+    @property
+    def kinds(self) -> tuple[str, ...]:
+        """The members' kinds, each once, in their order."""
+        return tuple(dict.fromkeys(m.kind for m in self.members))
+
+    @property
+    def check(self) -> str:
+        """Which checks found it, in words: ``measured, at target``."""
+        return ", ".join(CHECKS.get(k, k) for k in self.kinds)
+
+    @property
+    def title(self) -> str:
+        """``example-llm-70b · concurrency · isl1024-osl1024``: what changed (and the
+        metric, for one series: ``resnet50 · Server · queries_per_s``)."""
+        h = self.headline
+        if not self.where:
+            return " · ".join(p for p in (h.benchmark, h.scenario, h.workload, h.metric) if p)
+        cause = _cause(h)
+        return " · ".join(p for p in (cause.key[2], h.scenario, cause.curve) if p)
+
+    @property
+    def series(self) -> str:
+        """The software, system (and metric, for a sweep): where it was measured."""
+        h = self.headline
+        forms = self.forms if self.where else ""
+        return " · ".join(p for p in (h.software, h.system, forms) if p)
+
+    @property
+    def details(self) -> tuple[str, ...]:
+        """The members' details (reasons), each once."""
+        return tuple(dict.fromkeys(m.detail for m in self.members if m.detail))
+
+    @property
+    def deltas(self) -> tuple[float, ...]:
+        """The members' changes (%), where they have one."""
+        return tuple(m.delta_pct for m in self.members if m.delta_pct is not None)
+
+
+def _cause(item: GateItem) -> Cause:
+    return cause_of(
+        item.software, item.system, item.benchmark, item.scenario, item.workload, item.metric
+    )
+
+
+def _side(item: GateItem) -> str:
+    if item.verdict == "improvement":
+        return "better"
+    if item.verdict == "inconclusive":
+        return "neither"
+    return "worse"
+
+
+def _family(item: GateItem) -> str:
+    if item.kind in ("regression", "target"):
+        return "performance"
+    return item.key if item.kind == "scaling" else item.kind
+
+
+def _forms(members: Sequence[GateItem]) -> str:
+    causes = [_cause(m) for m in members]
+    plain = [c for c in causes if not c.target]
+    if not plain:
+        return members[0].metric
+    kinds = {c.per_accelerator for c in plain}
+    base = plain[0].metric
+    if kinds == {True, False}:
+        return f"{base} and per accelerator"
+    return f"{base}_per_accelerator" if True in kinds else base
+
+
+def _issue(members: Sequence[GateItem], every_point: Sequence[str]) -> GateIssue:
+    state = min((m.state for m in members), key=lambda s: STATE_ORDER.get(s, 9))
+    worst = [m for m in members if m.state == state]
+    headline = min(worst, key=lambda m: float("inf") if m.delta_pct is None else abs(m.delta_pct))
+    return GateIssue(
+        members=tuple(members),
+        headline=headline,
+        state=state,
+        where=where((_cause(m) for m in members), every_point),
+        forms=_forms(members),
+    )
+
+
+def gate_issues(
+    items: Sequence[GateItem], points: Mapping[tuple[str, ...], Sequence[str]] | None = None
+) -> tuple[GateIssue, ...]:
+    """``items`` as issues, worst first (see the module docstring); ``points``: per
+    cause key, every sweep point the gate looked at (to write a run as ``c2–c32``)."""
+
+    def key(item: GateItem) -> tuple[str, ...]:
+        return (
+            _side(item),
+            _family(item),
+            *_cause(item).key,
+            item.baseline,
+            item.candidate,
+        )
+
+    every = points or {}
+    issues = [_issue(group, every.get(_cause(group[0]).key, ())) for group in group_by(items, key)]
+    issues.sort(key=lambda i: (STATE_ORDER.get(i.state, 9), i.kinds[0], i.title, i.series))
+    return tuple(issues)
+
+
+def sweep_points(
+    outcome: AnalysisOutcome, baseline: str, candidate: str
+) -> dict[tuple[str, ...], list[str]]:
+    """Per cause, the sweep points with a result at either version."""
+    points: dict[tuple[str, ...], list[str]] = {}
+    for s in outcome.series:
+        info = outcome.infos.get(s.key)
+        if info is None or (s.index(baseline) is None and s.index(candidate) is None):
+            continue
+        cause = cause_of(
+            info.software, info.system, info.benchmark, info.scenario, info.workload, info.metric
+        )
+        if cause.point:
+            points.setdefault(cause.key, []).append(cause.point)
+    return points

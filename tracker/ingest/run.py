@@ -1,4 +1,17 @@
-"""Ingest: find the runs in a source, read their files, parse, label and store.
+"""``tracker pull mlperf-inference|mlperf-training``: where published rounds live; pulling one.
+
+Each MLPerf Inference round is the GitHub repository
+``mlcommons/inference_results_vX.Y``, each Training round
+``mlcommons/training_results_vX.Y``; a pull downloads the ``.tar.gz`` archive
+of one commit (``--ref``) or of the default branch, through the download cache
+(:mod:`tracker.sources.fetch`: a second pull of an unchanged round transfers nothing),
+and ingests it as a source of that kind whose location is the archive URL, so
+every result can be traced to the commit it came from.
+
+The notes an ingest gives about a source: results stored as invalid, and stored
+results the source disagrees with (an upstream correction of an MLPerf round).
+
+Ingest: find the runs in a source, read their files, parse, label and store.
 
 This layer opens files (parsers never do), applies the labels the files do not
 carry (software version, system, benchmark), hashes what it read, and hands one
@@ -8,17 +21,16 @@ source at a time to the store, which writes it in one transaction.
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tracker.errors import ConfigError, ParseError, TrackerError
-from tracker.ingest.collection import fewer_collections
-from tracker.ingest.jobs import Job, parse_job
-from tracker.ingest.notes import correction_note, invalid_entry, invalid_note
-from tracker.ingest.parallel import read_source
-from tracker.readers import KINDS, detect_kind, reader_for
-from tracker.readers.base import (
+from tracker.formats import KINDS, detect_kind, reader_for
+from tracker.formats.mlperf_inference.read_tree import normalize_round
+from tracker.formats.reader import (
     ProgressCallback,
     Reading,
     raise_tree_problem,
@@ -26,27 +38,86 @@ from tracker.readers.base import (
     require_positive,
     take_tree_problems,
 )
-from tracker.records import SourceRecord, SourceSpec
-from tracker.sources.archive_identity import unchanged_archive
+from tracker.ingest.jobs import GITHUB, Job, is_url, parse_job, resolve_url
+from tracker.ingest.parallel import fewer_collections, read_source
+from tracker.records.results import Labels, ResultRecord, SourceRecord, SourceSpec
+from tracker.sources.archive import unchanged_archive
 from tracker.sources.fetch import DEFAULT_CACHE_DIR, Download, FetchOptions, fetch
-from tracker.sources.remote import is_url, resolve_url
-from tracker.sources.snapshots import Snapshot, SnapshotCache, snapshot_key
-from tracker.sources.tree import FileTree, FolderTree, SourceTree, content_sha256
-from tracker.sources.tree_parts import PartedFolderTree, holds_no_file
+from tracker.sources.trail import Snapshot, SnapshotCache, snapshot_key
+from tracker.sources.tree import (
+    FileTree,
+    FolderTree,
+    PartedFolderTree,
+    SourceTree,
+    content_sha256,
+    holds_no_file,
+)
 from tracker.store.facade import SaveOutcome, Store
 
-# tracker.sources.archive (tarfile, zipfile, lzma) is imported where an archive is opened.
+if TYPE_CHECKING:
+    from tracker.store.write import Correction
 
 __all__ = [
+    "CORRECTIONS_LISTED",
+    "INVALID_LISTED",
     "KINDS",
+    "PULLABLE",
+    "ROUND_REPOSITORIES",
     "SourceOutcome",
     "correction_note",
     "detect_kind",
     "ingest_source",
+    "invalid_entry",
     "invalid_note",
     "open_tree",
+    "pull_round",
     "read_job",
+    "round_repository",
 ]
+
+
+INVALID_LISTED = 3
+"""How many invalid results the ingest summary names (the rest are counted)."""
+
+CORRECTIONS_LISTED = 3
+"""How many stored results that differ from a source the ingest names (the rest are counted)."""
+
+
+def invalid_note(invalid: tuple[str, ...]) -> str:
+    """One line for the results stored as invalid: their count and the first few."""
+    count = len(invalid)
+    listed = "; ".join(invalid[:INVALID_LISTED])
+    more = f"; and {count - INVALID_LISTED} more" if count > INVALID_LISTED else ""
+    return f"{count} result{'' if count == 1 else 's'} stored as invalid: {listed}{more}"
+
+
+def correction_note(corrections: tuple[Correction, ...], *, replaced: bool) -> str:
+    """One line for the stored results that differ from a source: their count and the first few."""
+    count = len(corrections)
+    listed = ", ".join(_correction(c) for c in corrections[:CORRECTIONS_LISTED])
+    more = f", and {count - CORRECTIONS_LISTED} more" if count > CORRECTIONS_LISTED else ""
+    results = f"{count} stored result{'' if count == 1 else 's'}"
+    if replaced:
+        return f"{results} replaced by this source's values: {listed}{more}"
+    return (
+        f"{results} differ{'s' if count == 1 else ''} from this source (an upstream correction?): "
+        f"{listed}{more}; run again with --replace to take the new values"
+    )
+
+
+def _correction(c: Correction) -> str:
+    old, new = f"{c.stored_value:,}", f"{c.value:,}"
+    if c.stored_valid != c.valid:
+        old += " (valid)" if c.stored_valid else " (invalid)"
+        new += " (valid)" if c.valid else " (invalid)"
+    return f"{c.location}: {old} → {new}"
+
+
+def invalid_entry(result: ResultRecord) -> str:
+    """How a result stored as invalid is named: where it is, and why (when the reader said)."""
+    reason = result.extra.get("invalid_reason")
+    where = result.location or result.artifact_path
+    return f"{where}: {reason}" if isinstance(reason, str) and reason else where
 
 
 RESULT_FILE_SUFFIXES = frozenset({".json", ".jsonl"})
@@ -169,7 +240,7 @@ def ingest_source(
     With ``strict``, any refused file aborts the whole source; without it, the
     good runs are stored and the refused files are listed in the outcome.
     ``cache_dir`` holds downloads and the snapshots that let an unchanged source
-    be recognised without reading it (:mod:`tracker.sources.snapshots`); without one,
+    be recognised without reading it (:mod:`tracker.sources.trail`); without one,
     URLs are cached in ``~/.cache/tracker`` and every source is read in full.
     A stored result whose value or validity the source disagrees with (an
     upstream correction of an MLPerf round) is kept and named in a note, or,
@@ -375,3 +446,61 @@ def _resolved(spec: SourceSpec, base: Path) -> SourceSpec:
     if is_url(spec.location):
         return replace(spec, location=resolve_url(spec.location, spec.commit), commit=None)
     return replace(spec, location=str(base / spec.location))
+
+
+ROUND_REPOSITORIES = {
+    "mlperf-inference": "inference_results",
+    "mlperf-training": "training_results",
+}
+"""Per kind, the name of its rounds' repositories (``mlcommons/<name>_vX.Y``)."""
+PULLABLE = tuple(ROUND_REPOSITORIES)
+"""What ``tracker pull`` knows how to find."""
+
+
+def round_repository(
+    round_label: str, *, base_url: str = GITHUB, kind: str = "mlperf-inference"
+) -> str:
+    """The repository of a round: ``v5.1`` → ``<base>/mlcommons/inference_results_v5.1``."""
+    label = normalize_round(round_label)
+    if not re.fullmatch(r"v\d+\.\d+", label):
+        raise ConfigError(f"--round {round_label!r} is not a round; write it as vX.Y, e.g. v5.1")
+    if kind not in ROUND_REPOSITORIES:
+        raise ConfigError(f"cannot pull {kind!r}; pullable: {', '.join(PULLABLE)}")
+    return f"{base_url.rstrip('/')}/mlcommons/{ROUND_REPOSITORIES[kind]}_{label}"
+
+
+def pull_round(
+    store: Store,
+    round_label: str,
+    *,
+    ref: str | None = None,
+    base_url: str = GITHUB,
+    strict: bool = False,
+    cache_dir: Path | None = None,
+    progress: ProgressCallback | None = None,
+    download_progress: Callable[[int, int | None], None] | None = None,
+    kind: str = "mlperf-inference",
+    replace_differing: bool = False,
+    download_retry: Callable[[str], None] | None = None,
+) -> SourceOutcome:
+    """Download a round's archive (pinned to ``ref`` when given) and ingest it as ``kind``.
+
+    ``replace_differing``: stored results the round now disagrees with (an upstream
+    correction) take its values; see :func:`tracker.ingest.run.ingest_source`.
+    """
+    url = resolve_url(round_repository(round_label, base_url=base_url, kind=kind), ref)
+    spec = SourceSpec(
+        location=url,
+        kind=kind,
+        labels=Labels(software_version=normalize_round(round_label)),
+    )
+    return ingest_source(
+        store,
+        spec,
+        strict=strict,
+        progress=progress,
+        cache_dir=cache_dir,
+        download_progress=download_progress,
+        replace_differing=replace_differing,
+        download_retry=download_retry,
+    )

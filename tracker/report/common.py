@@ -1,4 +1,12 @@
-"""Pieces every page shares: system names, findings as rows, the key lookup.
+"""Long tables split into pages of at most :data:`PAGE_ROWS` rows, linked to each other.
+
+A comparison of 10,000 series or 30,000 findings is one page per thousand rows:
+the first keeps the page's usual path (``compare/<slug>.html``,
+``findings.html``), the next ones add ``-2``, ``-3``… (:func:`page_href`), and
+every page links to all of them with relative links. Rows keep their order
+across pages (worst first, open first); a click on a column sorts one page.
+
+Pieces every page shares: system names, findings as rows, the key lookup.
 
 A system is identified by its key (``submitter/name``): two submitters' systems
 of one name get a page each and are labelled with their submitter
@@ -9,18 +17,19 @@ importable from here too.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, TypeVar
 
-from tracker.analysis_records import FindingRecord, SeriesInfo, StoredFinding
+from tracker.records.findings import FindingRecord, SeriesInfo, StoredFinding
 from tracker.report.filters import format_point, format_scaling, format_workload
 from tracker.report.urls import benchmark_href, compare_href, page_href, slug, system_href
 
 __all__ = [
-    "PAGE_ROWS",
     "FindingRow",
+    "PAGE_ROWS",
     "PageLink",
+    "Pager",
     "SystemName",
     "SystemNames",
     "benchmark_href",
@@ -30,9 +39,11 @@ __all__ = [
     "finding_rows",
     "key_lookup",
     "page_href",
+    "paginate",
     "slug",
     "system_href",
 ]
+
 
 PAGE_ROWS = 1000
 """Rows on one page of a paginated table (comparisons, findings)."""
@@ -273,3 +284,52 @@ def key_lookup(infos: Mapping[str, SeriesInfo]) -> dict[RowKey, list[str]]:
             (info.software, info.system, info.benchmark, info.scenario, info.workload, info.metric)
         ].append(key)
     return out
+
+
+_T = TypeVar("_T")
+
+
+@dataclass(frozen=True, slots=True)
+class Pager:
+    """Where one page is among the pages of a table."""
+
+    number: int = field(metadata={"help": "This page's number, from 1."})
+    count: int = field(metadata={"help": "How many pages the table has (at least 1)."})
+    first_row: int = field(metadata={"help": "Number of the page's first row, from 1."})
+    last_row: int = field(metadata={"help": "Number of its last row."})
+    total_rows: int = field(metadata={"help": "Rows over all pages."})
+    links: tuple[PageLink, ...] = field(
+        metadata={"help": "Every page (text: its number), relative to this page's folder."}
+    )
+    previous: str = field(metadata={"help": "The page before, or empty on the first."})
+    next: str = field(metadata={"help": "The page after, or empty on the last."})
+
+
+def _local(href: str) -> str:
+    """A path relative to the site root, as seen from a page in the same folder."""
+    return href.rpartition("/")[2]
+
+
+def paginate(
+    rows: Sequence[_T], first: str, *, size: int = PAGE_ROWS
+) -> Iterator[tuple[str, Pager, Sequence[_T]]]:
+    """(path, pager, rows) of each page of ``rows``; ``first`` is the first page's path.
+
+    No rows still give one (empty) page.
+    """
+    count = max(1, -(-len(rows) // size))
+    hrefs = [page_href(first, n) for n in range(1, count + 1)]
+    links = tuple(PageLink(str(n), _local(h)) for n, h in enumerate(hrefs, start=1))
+    for index, href in enumerate(hrefs):
+        chunk = rows[index * size : (index + 1) * size]
+        pager = Pager(
+            number=index + 1,
+            count=count,
+            first_row=index * size + 1 if chunk else 0,
+            last_row=index * size + len(chunk),
+            total_rows=len(rows),
+            links=links,
+            previous=_local(hrefs[index - 1]) if index else "",
+            next=_local(hrefs[index + 1]) if index + 1 < count else "",
+        )
+        yield href, pager, chunk

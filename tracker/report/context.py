@@ -17,7 +17,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from tracker.records import SeriesPoint, VersionInfo
+from tracker.records.results import SeriesPoint, VersionInfo
 from tracker.report.common import SystemNames
 
 __all__ = [

@@ -32,7 +32,7 @@ from typing import Any
 from tracker.report.common import FindingRow, SystemNames
 from tracker.report.context import PageCounts, SeriesTable
 from tracker.report.filters import evidence_json
-from tracker.report.pages_compare import CompareRow, PairSummary
+from tracker.report.pages.compare import CompareRow, PairSummary
 from tracker.text_safety import csv_cell
 
 __all__ = [

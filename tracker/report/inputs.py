@@ -9,26 +9,260 @@ The two big inputs are streamed, so a report of a million results never holds
 them all: ``read_points`` (when given) yields the points grouped by benchmark or
 by system, read anew for each pass, and ``pairs`` is iterated once, each
 comparison rendered and dropped before the next is computed.
+
+What the report says of its analysis settings: which, and where each came from.
+
+The report analyses with the settings of the latest stored analysis (``tracker
+analyze`` stores them with its findings), or the defaults when none was stored;
+``tracker report`` options override them and are named (:class:`SettingsUsed`).
+
+MLPerf Training scores and their runs, as the report shows them (plain records).
+
+The Training reader stores, per round and result folder, the official score
+(``time_to_train_minutes``, one result) and one ``run_time_to_train_minutes``
+sample per run that has a time, each with its role in the olympic mean in
+``extra`` (see :mod:`tracker.formats.mlperf_training.read`).
+:func:`training_scores` turns those stored rows (as the export gives them)
+back into one :class:`TrainingScore` per folder with its runs, for the Training
+pages; a run without a time (no ``run_stop``) is known only from its folder's
+score and is listed there with its reason.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping
+import re
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC
 from itertools import groupby
 from typing import TYPE_CHECKING, Literal
 
-from tracker.analysis import ChangePointResult, ComparisonRun, ScalingFinding, ScalingGroup
-from tracker.analysis import SeriesSamples as SeriesSamples
-from tracker.analysis_records import FindingRecord, SeriesInfo, StoredFinding, SweepTarget
-from tracker.records import SeriesPoint, SweepSample, VersionInfo
-from tracker.report.settings import SettingsUsed
-from tracker.report.training_input import TrainingScore
+from tracker.records.findings import (
+    AnalysisRunSettings,
+    FindingRecord,
+    SeriesInfo,
+    StoredFinding,
+    SweepTarget,
+)
+from tracker.records.results import (
+    ExportRow,
+    ExtraValue,
+    SeriesPoint,
+    SweepSample,
+    SystemRecord,
+    VersionInfo,
+)
+from tracker.stats import ChangePointResult, ComparisonRun, ScalingFinding, ScalingGroup
+from tracker.stats import SeriesSamples as SeriesSamples
 
 if TYPE_CHECKING:
     from tracker.analyze.platforms import PlatformRanking
 
-__all__ = ["PairRun", "PointOrder", "ReportInput", "SystemInfo", "point_groups"]
+__all__ = [
+    "PairRun",
+    "PointOrder",
+    "PriceRow",
+    "RUN_METRIC",
+    "ReportInput",
+    "SCORE_METRIC",
+    "SettingsUsed",
+    "SystemInfo",
+    "TRAINING_SOFTWARE",
+    "TrainingRun",
+    "TrainingScore",
+    "point_groups",
+    "settings_used",
+    "training_scores",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class PriceRow:
+    """One price of the price book."""
+
+    accelerator: str = field(metadata={"help": "Accelerator or system name, as matched."})
+    usd_per_hour: float = field(metadata={"help": "Dollars per accelerator-hour."})
+
+
+@dataclass(frozen=True, slots=True)
+class SettingsUsed:
+    """The analysis settings of the report's pages, and where they came from."""
+
+    target_tokens_per_s_per_user: float = field(
+        metadata={"help": "Interactivity target where sweeps are read, tokens/s/user."}
+    )
+    efficiency_floor: float = field(metadata={"help": "Scaling efficiency below this: a finding."})
+    efficiency_drop_floor: float = field(
+        metadata={"help": "A fall of efficiency past this against the previous version: a finding."}
+    )
+    has_price_book: bool = field(metadata={"help": "Whether costs were computed."})
+    price_book_source: str = field(metadata={"help": "The price book's file, as given."})
+    prices: tuple[PriceRow, ...] = field(metadata={"help": "The prices used, by name."})
+    stored: bool = field(
+        metadata={"help": "From a stored analysis (`tracker analyze`); false: the defaults."}
+    )
+    analysed_at: str = field(
+        metadata={"help": "When it ran (UTC, ISO 8601; not in report.json); empty: none stored."}
+    )
+    overridden: tuple[str, ...] = field(
+        metadata={"help": "The `tracker report` options that override the stored settings."}
+    )
+
+
+def settings_used(run: AnalysisRunSettings, overridden: Sequence[str] = ()) -> SettingsUsed:
+    """The page record of ``run`` (the stored settings, or the defaults when its
+    ``analysed_at`` is ``None``) with the report options in ``overridden``."""
+    at = run.analysed_at
+    book = run.price_book
+    return SettingsUsed(
+        target_tokens_per_s_per_user=run.target_tokens_per_s_per_user,
+        efficiency_floor=run.efficiency_floor,
+        efficiency_drop_floor=run.efficiency_drop_floor,
+        has_price_book=book is not None,
+        price_book_source=run.price_book_source,
+        prices=tuple(PriceRow(name, price) for name, price in sorted((book or {}).items())),
+        stored=at is not None,
+        analysed_at="" if at is None else at.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        overridden=tuple(overridden),
+    )
+
+
+TRAINING_SOFTWARE = "mlperf-training"
+"""The software name of every stored Training result (the reader's ``SOFTWARE``)."""
+SCORE_METRIC = "time_to_train_minutes"
+RUN_METRIC = "run_time_to_train_minutes"
+
+_RUN_LINE = re.compile(
+    r"(?P<file>\S+?)(?:\.txt)? (?:(?P<minutes>[0-9.]+) min|no time) (?P<role>.+)"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class TrainingRun:
+    """One run (``result_<i>.txt``) of a Training folder."""
+
+    run: str
+    """The run's file name without ``.txt`` (``result_3``)."""
+    minutes: float | None
+    """Its time to train; ``None`` when it never stopped (no ``run_stop``)."""
+    role: str
+    """``used``, ``dropped (fastest)``, ``dropped (slowest)``, ``dropped (not converged)``
+    or ``not scored`` (its folder has no score)."""
+    converged: bool
+    reason: str = ""
+    """Why it did not converge (empty when it did)."""
+
+    @property
+    def index(self) -> str:
+        """The run's index as its file names it (``3`` of ``result_3``)."""
+        return self.run.removeprefix("result_")
+
+
+@dataclass(frozen=True, slots=True)
+class TrainingScore:
+    """One round's result folder: its official score (if any) and its runs."""
+
+    round: str
+    submitter: str
+    system: str
+    system_key: str
+    benchmark: str
+    location: str
+    accelerators: int | None
+    score_minutes: float | None
+    """The official score (olympic mean x scaling factor); ``None``: the folder has none."""
+    olympic_mean_minutes: float | None
+    scaling_factor: float
+    runs: tuple[TrainingRun, ...]
+    is_example: bool = False
+
+
+def _number(extra: Mapping[str, ExtraValue], name: str) -> float | None:
+    value = extra.get(name)
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def _reasons(extra: Mapping[str, ExtraValue]) -> dict[str, str]:
+    """``{run: reason}`` from a score's ``non_converged`` text (``file: reason | ...``)."""
+    text = extra.get("non_converged")
+    out: dict[str, str] = {}
+    for part in str(text).split(" | ") if isinstance(text, str) else ():
+        file, _, reason = part.partition(": ")
+        out[file.removesuffix(".txt")] = reason
+    return out
+
+
+def _untimed_runs(score: ExportRow, timed: set[str]) -> list[TrainingRun]:
+    """The runs named in a score's ``runs`` text that have no stored sample (no time)."""
+    text = score.extra.get("runs")
+    reasons = _reasons(score.extra)
+    out = []
+    for part in text.split("; ") if isinstance(text, str) else ():
+        match = _RUN_LINE.fullmatch(part)
+        if match is None or match["minutes"] is not None or match["file"] in timed:
+            continue
+        run = match["file"]
+        out.append(TrainingRun(run, None, match["role"], False, reasons.get(run, "")))
+    return out
+
+
+def _run(row: ExportRow) -> TrainingRun:
+    role = row.extra.get("role")
+    reason = row.extra.get("invalid_reason")
+    return TrainingRun(
+        run=row.run_label or row.artifact_path.rsplit("/", 1)[-1].removesuffix(".txt"),
+        minutes=row.value,
+        role=role if isinstance(role, str) else "used",
+        converged=row.valid,
+        reason=reason if isinstance(reason, str) else "",
+    )
+
+
+def _natural(run: TrainingRun) -> tuple[int, str]:
+    digits = re.sub(r"\D", "", run.run)
+    return (int(digits) if digits else -1, run.run)
+
+
+def _score(rows: Sequence[ExportRow]) -> TrainingScore:
+    head = rows[0]
+    score = next((r for r in rows if r.metric == SCORE_METRIC), None)
+    runs = [_run(r) for r in rows if r.metric == RUN_METRIC]
+    if score is not None:
+        runs += _untimed_runs(score, {r.run for r in runs})
+    extra = score.extra if score is not None else {}
+    system = SystemRecord(name=head.system, submitter=head.submitter, division=head.division)
+    return TrainingScore(
+        round=head.round or head.software_version,
+        submitter=head.submitter or "",
+        system=head.system,
+        system_key=system.platform_key,
+        benchmark=head.benchmark,
+        location=head.location or "",
+        accelerators=head.accelerators_total,
+        score_minutes=score.value if score is not None else None,
+        olympic_mean_minutes=_number(extra, "olympic_mean_unscaled_minutes"),
+        scaling_factor=_number(extra, "scaling_factor") or 1.0,
+        runs=tuple(sorted(runs, key=_natural)),
+        is_example=any(r.is_example for r in rows),
+    )
+
+
+def training_scores(rows: Iterable[ExportRow]) -> tuple[TrainingScore, ...]:
+    """One score per (round, system, benchmark folder) of the stored Training ``rows``.
+
+    Rows of other software or metrics are left out; the scores are sorted by
+    benchmark, system, submitter and round.
+    """
+    folders: dict[tuple[str, str], list[ExportRow]] = defaultdict(list)
+    for row in rows:
+        if row.software == TRAINING_SOFTWARE and row.metric in (SCORE_METRIC, RUN_METRIC):
+            folders[(row.software_version, row.location or row.benchmark)].append(row)
+    scores = [_score(group) for group in folders.values()]
+    return tuple(
+        sorted(scores, key=lambda s: (s.benchmark, s.system, s.submitter, s.round, s.location))
+    )
+
 
 PointOrder = Literal["benchmark", "system"]
 """How a pass over the points groups them: by benchmark and scenario, or by system."""

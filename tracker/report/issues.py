@@ -3,7 +3,7 @@
 One change in a serving stack shows in many series: every point of a sweep, the
 per-accelerator form of each metric and the derived series at the interactivity
 target (issue #16: "one issue, one line"). The report groups them exactly as
-the gate and ``tracker findings`` do (:mod:`tracker.analysis.issues`), so the
+the gate and ``tracker findings`` do (:mod:`tracker.analyze.groupings`), so the
 overview's sentence, its gains and losses and the findings pages count the
 demo's planted −8% as one regression, named with its points
 (``at c2–c32 and at 50 tokens/s/user``), its members one click away.
@@ -27,10 +27,9 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
-from tracker.analysis.issues import Cause, cause_of, group_by, point_order, where
-from tracker.analysis_records import SeriesInfo
-from tracker.report.common import FindingRow
-from tracker.report.paging import PAGE_ROWS
+from tracker.analyze.groupings import Cause, cause_of, group_by, point_order, where
+from tracker.records.findings import SeriesInfo
+from tracker.report.common import PAGE_ROWS, FindingRow
 from tracker.report.urls import page_href
 
 __all__ = [

@@ -27,17 +27,23 @@ from typing import Any
 
 import numpy as np
 
-from tracker.analysis import SeriesSamples, collect_evidence, decide_verdicts
-from tracker.analysis_records import StoredFinding
 from tracker.analyze.platforms import rank_platforms
-from tracker.analyze.run import DEFAULT_SEED, AnalysisOutcome, AnalysisSettings, analyse
-from tracker.analyze.settings import ReportOverrides, report_settings, settings_of
-from tracker.records import OUTPUT_TOKENS_PER_S, AnalysisSample, SeriesPoint, VersionInfo
-from tracker.report.inputs import PairRun, PointOrder, ReportInput, SystemInfo
-from tracker.report.pages_platforms import PlatformSamples
-from tracker.report.settings import settings_used
+from tracker.analyze.run import DEFAULT_SEED, AnalysisOutcome, analyse
+from tracker.analyze.settings import AnalysisSettings, ReportOverrides, report_settings, settings_of
+from tracker.records.findings import StoredFinding
+from tracker.records.results import OUTPUT_TOKENS_PER_S, AnalysisSample, SeriesPoint, VersionInfo
+from tracker.report.inputs import (
+    TRAINING_SOFTWARE,
+    PairRun,
+    PointOrder,
+    ReportInput,
+    SystemInfo,
+    settings_used,
+    training_scores,
+)
+from tracker.report.pages.platforms import PlatformSamples
 from tracker.report.site import render_site
-from tracker.report.training_input import TRAINING_SOFTWARE, training_scores
+from tracker.stats import SeriesSamples, collect_evidence, decide_verdicts
 from tracker.store.facade import Store
 from tracker.versions import order_versions
 

@@ -7,23 +7,55 @@ same contexts give the same bytes, because the time of generation is part of
 the contexts and never read from the clock. Pages in a sub-folder
 (``benchmark/``, ``system/``, ``compare/``) get ``root = "../"``.
 :class:`PageWriter` writes one page at a time, so the site is never held whole,
-into the temporary folder of a render (:mod:`tracker.report.staging` moves it
+into the temporary folder of a render (:mod:`tracker.report.render` moves it
 into place).
+
+Where a render writes: a temporary folder beside the site, moved into place at the end.
+
+A render never writes into ``--out`` while it renders. It writes into a new
+folder beside it, ``.<name>.tmp-<random>`` in the same parent folder (the same
+file system, so every move is a rename), marked by a :data:`STAGE_MARKER` file
+holding the process id. Then:
+
+* when ``--out`` does not exist yet, the whole folder is renamed into place
+  (one atomic rename);
+* when it exists, each file of the render is moved into place with
+  :func:`os.replace` (each page is swapped whole, ``index.html`` last); the files
+  the earlier render listed in :data:`MANIFEST` and this one did not write are
+  removed, and the new list is written. Nothing else in the folder is touched:
+  the user's own files there survive.
+
+A render that fails (an error, a full disk) removes its temporary folder and
+raises :class:`RenderError`: the previous site is left byte for byte as it was.
+A render that is killed leaves its temporary folder behind; the next render
+into the same ``--out`` removes it (recognised by its name and marker, and only
+when the process that wrote it is gone).
+
+Nothing outside ``--out`` is written or removed, whatever the folder holds:
+``--out`` itself must not be a symbolic link; a symbolic link where the render
+puts a file or a folder is replaced (its target is never written); the list of
+an earlier render is trusted only for plain relative paths (no ``..``, no
+``.``, not absolute) that lead through real folders (no symbolic link) to a
+regular file inside ``--out``. A file where the render puts a folder (or a
+folder where it puts a file) stops the render before anything is moved.
 """
 
 from __future__ import annotations
 
+import os
+import secrets
 import shutil
-from collections.abc import Callable
-from pathlib import Path
+import stat
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
-from tracker.errors import ConfigError
+from tracker.errors import ConfigError, TrackerError
 from tracker.paths import templates_dir
 from tracker.report.filters import FILTERS
-from tracker.report.staging import MANIFEST
 
 __all__ = [
     "CHART_JS",
@@ -31,10 +63,280 @@ __all__ = [
     "CHART_JS_VERSION",
     "MANIFEST",
     "PageWriter",
+    "RenderError",
+    "STAGE_MARKER",
+    "Stage",
     "build_environment",
     "chart_js_path",
     "render_page",
+    "staged_site",
 ]
+
+
+MANIFEST = ".report-files"
+"""The files the last render wrote, one relative path a line (stale ones are removed)."""
+STAGE_MARKER = ".tracker-render"
+"""Marks a render's temporary folder; holds the id of the process rendering."""
+_LAST = ("report.json", "index.html")
+"""Moved into place after every other file: the entry page flips last."""
+
+
+class RenderError(TrackerError):
+    """Raised when the report could not be written; the message says what became of the site."""
+
+
+def _stage_prefix(out: Path) -> str:
+    return f".{out.name}.tmp-"
+
+
+def _write(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary name beside it."""
+    temporary = path.with_name(path.name + ".part")
+    temporary.write_text(text, encoding="utf-8", newline="\n")
+    os.replace(temporary, path)
+
+
+class Stage:
+    """A render's temporary folder (:attr:`folder`) and the site it will replace (:attr:`out`)."""
+
+    def __init__(self, out: Path) -> None:
+        self.out = out
+        while True:
+            folder = out.parent / f"{_stage_prefix(out)}{secrets.token_hex(6)}"
+            try:
+                folder.mkdir()
+            except FileExistsError:
+                continue
+            break
+        self.folder = folder
+        _write(folder / STAGE_MARKER, f"{os.getpid()}\n")
+
+    def files(self) -> list[str]:
+        """Every file the render wrote, as relative POSIX paths, ``index.html`` last."""
+        found: list[str] = []
+        for top, _folders, names in os.walk(self.folder):
+            base = PurePosixPath(Path(top).relative_to(self.folder).as_posix())
+            found.extend(str(base / name) for name in names)
+        written = set(found) - {STAGE_MARKER}
+        return sorted(written - set(_LAST)) + [name for name in _LAST if name in written]
+
+    def commit(self) -> int:
+        """Move the render into :attr:`out`; return how many stale files were removed."""
+        files = self.files()
+        listing = "".join(f"{relative}\n" for relative in sorted(files))
+        if not _exists(self.out):
+            try:
+                _write(self.folder / MANIFEST, listing)
+                (self.folder / STAGE_MARKER).unlink()
+                os.rename(self.folder, self.out)
+            except OSError as error:
+                message = f"the report could not be moved to {self.out} ({error}); render again"
+                raise RenderError(message) from error
+            return 0
+        earlier = earlier_files(self.out)
+        _check_places(self.out, [*files, MANIFEST])
+        try:
+            return self._replace(files, earlier, listing)
+        except OSError as error:
+            message = f"the report was only partly moved into {self.out} ({error}); render again"
+            raise RenderError(message) from error
+
+    def _replace(self, files: list[str], earlier: list[str], listing: str) -> int:
+        # Listed first (old and new): a render killed while moving leaves nothing unlisted.
+        both = sorted(set(earlier) | set(files))
+        self._place_list("".join(f"{relative}\n" for relative in both))
+        for relative in files:
+            _make_folders(self.out, PurePosixPath(relative).parts[:-1])
+            os.replace(self.folder / relative, self.out / relative)
+        kept = set(files)
+        removed = sum(remove_listed(self.out, r) for r in earlier if r not in kept)
+        self._place_list(listing)
+        shutil.rmtree(self.folder, ignore_errors=True)
+        return removed
+
+    def _place_list(self, listing: str) -> None:
+        _write(self.folder / MANIFEST, listing)
+        os.replace(self.folder / MANIFEST, self.out / MANIFEST)
+
+    def discard(self) -> None:
+        """Remove the temporary folder (a failed render)."""
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+@contextmanager
+def staged_site(out_dir: Path) -> Iterator[Stage]:
+    """A :class:`Stage` for ``out_dir``; a failure inside removes it and raises
+    :class:`RenderError` (the site in ``out_dir`` is left as it was)."""
+    out = _checked_out(out_dir)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    remove_leftovers(out)
+    stage = Stage(out)
+    try:
+        yield stage
+    except BaseException as error:
+        stage.discard()
+        if isinstance(error, Exception) and not isinstance(error, RenderError):
+            message = f"the report was not written ({error}); {out_dir} was left as it was"
+            raise RenderError(message) from error
+        raise
+
+
+def _checked_out(out_dir: Path) -> Path:
+    out = Path(os.path.abspath(out_dir))
+    if not out.name:
+        raise RenderError(f"{out_dir} is not a folder the report can be written to")
+    try:
+        mode = os.lstat(out).st_mode
+    except FileNotFoundError:
+        return out
+    if stat.S_ISLNK(mode):
+        raise RenderError(
+            f"{out_dir} is a symbolic link: give the folder it leads to instead "
+            "(the report never writes through a link)"
+        )
+    if not stat.S_ISDIR(mode):
+        raise RenderError(f"{out_dir} exists and is not a folder: give another folder")
+    return out
+
+
+def _exists(path: Path) -> bool:
+    try:
+        os.lstat(path)
+    except FileNotFoundError:
+        return False
+    return True
+
+
+def _mode(path: Path) -> int | None:
+    try:
+        return os.lstat(path).st_mode
+    except FileNotFoundError:
+        return None
+
+
+def _check_places(out: Path, files: Iterable[str]) -> None:
+    """Refuse (before anything moves) when a file is where a folder goes, or the reverse."""
+    seen: set[PurePosixPath] = set()
+    for relative in files:
+        path = PurePosixPath(relative)
+        for folder in list(reversed(path.parents))[1:]:
+            if folder in seen:
+                continue
+            seen.add(folder)
+            mode = _mode(out / folder)
+            if mode is not None and not (stat.S_ISDIR(mode) or stat.S_ISLNK(mode)):
+                raise RenderError(
+                    f"{out / folder} is a file where the report puts a folder: move it away; "
+                    f"{out} was left as it was"
+                )
+        mode = _mode(out / path)
+        if mode is not None and stat.S_ISDIR(mode):
+            raise RenderError(
+                f"{out / path} is a folder where the report writes a file: move it away; "
+                f"{out} was left as it was"
+            )
+
+
+def _make_folders(out: Path, parts: Iterable[str]) -> None:
+    """Create the folders ``parts`` below ``out``; a symbolic link among them is replaced."""
+    folder = out
+    for part in parts:
+        folder = folder / part
+        mode = _mode(folder)
+        if mode is not None and stat.S_ISDIR(mode):
+            continue
+        if mode is not None:
+            folder.unlink()  # a link (a file was refused before): never followed
+        folder.mkdir()
+
+
+def plain_relative(relative: str) -> bool:
+    """Whether ``relative`` is a plain relative POSIX path (no ``..``, ``.``, ``\\``, ``//``)."""
+    if not relative or "\\" in relative or "\0" in relative:
+        return False
+    path = PurePosixPath(relative)
+    return (
+        not path.is_absolute()
+        and str(path) == relative
+        and all(part not in ("", ".", "..") for part in path.parts)
+    )
+
+
+def earlier_files(out: Path) -> list[str]:
+    """The plain relative paths of the earlier render's list (none unless it is a regular file)."""
+    listing = out / MANIFEST
+    mode = _mode(listing)
+    if mode is None or not stat.S_ISREG(mode):
+        return []
+    try:
+        lines = listing.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return []
+    return [r for r in lines if plain_relative(r) and r not in (MANIFEST, STAGE_MARKER)]
+
+
+def remove_listed(out: Path, relative: str) -> int:
+    """Remove ``out / relative`` when it is a regular file reached through real folders
+    inside ``out``; return 1 when removed, else 0."""
+    if not plain_relative(relative):
+        return 0
+    path = PurePosixPath(relative)
+    for folder in list(reversed(path.parents))[1:]:
+        mode = _mode(out / folder)
+        if mode is None or not stat.S_ISDIR(mode):
+            return 0
+    target = out / relative
+    mode = _mode(target)
+    if mode is None or not stat.S_ISREG(mode):
+        return 0
+    if not target.resolve().is_relative_to(out.resolve()):
+        return 0
+    target.unlink()
+    return 1
+
+
+def _alive(pid: int) -> bool:
+    """Whether process ``pid`` runs (POSIX; elsewhere every leftover counts as dead)."""
+    if os.name != "posix" or pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    except OSError:
+        return False
+    return True
+
+
+def _leftovers(out: Path) -> Iterator[Path]:
+    prefix = _stage_prefix(out)
+    with os.scandir(out.parent) as entries:
+        for entry in entries:
+            if entry.name.startswith(prefix) and entry.is_dir(follow_symlinks=False):
+                yield Path(entry.path)
+
+
+def remove_leftovers(out: Path) -> int:
+    """Remove the temporary folders of killed renders into ``out``; return how many."""
+    removed = 0
+    for folder in _leftovers(out):
+        marker = folder / STAGE_MARKER
+        mode = _mode(marker)
+        if mode is None or not stat.S_ISREG(mode):
+            continue
+        try:
+            text = marker.read_text(encoding="utf-8").strip()
+        except (OSError, UnicodeDecodeError):
+            continue
+        pid = int(text) if text.isdigit() else 0
+        if pid != os.getpid() and _alive(pid):
+            continue  # another render into the same folder is running
+        shutil.rmtree(folder, ignore_errors=True)
+        removed += 1
+    return removed
+
 
 CHART_JS = "plotly-basic.min.js"
 """The chart bundle, vendored in ``templates/static/`` by ``scripts/vendor_plotly.py``."""

@@ -14,7 +14,7 @@ and the machine-readable files (:mod:`tracker.report.files`):
 5. the overview and ``report.json``.
 
 Every pass writes into a temporary folder beside the site, moved into place
-only when the whole site is written (:mod:`tracker.report.staging`): a failed
+only when the whole site is written (:mod:`tracker.report.render`): a failed
 or killed render leaves the previous site as it was.
 
 Memory follows the largest page, not the database: the points and the pairs
@@ -39,29 +39,27 @@ from tracker.report.files import (
     report_json,
     result_csv_rows,
 )
-from tracker.report.headline import pair_headline
 from tracker.report.inputs import ReportInput, point_groups
 from tracker.report.issues import cause_points, finding_issues
-from tracker.report.pages_analysis import build_findings_pages, build_scaling_page
-from tracker.report.pages_compare import (
+from tracker.report.pages.compare import (
     PairSummary,
     build_compare_pages,
     compare_rows,
     pair_findings,
     pair_summary,
 )
-from tracker.report.pages_overview import GainRow, build_overview_page, pair_gains
-from tracker.report.pages_platforms import build_platform_pages
-from tracker.report.pages_series import (
+from tracker.report.pages.findings import build_findings_pages, build_scaling_page
+from tracker.report.pages.overview import GainRow, build_overview_page, pair_gains, pair_headline
+from tracker.report.pages.platforms import build_platform_pages
+from tracker.report.pages.series import (
     SeriesContext,
     build_benchmark_page,
     build_system_page,
     series_context,
 )
-from tracker.report.pages_serving import build_serving_page
-from tracker.report.pages_training import build_training_pages, training_lines
-from tracker.report.render import PageWriter
-from tracker.report.staging import staged_site
+from tracker.report.pages.serving import build_serving_page
+from tracker.report.pages.training import build_training_pages, training_lines
+from tracker.report.render import PageWriter, staged_site
 
 __all__ = ["render_site", "system_names"]
 
@@ -185,7 +183,7 @@ def render_site(
     """Write every page, ``static/``, ``report.json`` and the CSV files; return ``index.html``.
 
     ``on_page(pages_written, relative_path)`` is called after each page (progress).
-    Raises :class:`~tracker.report.staging.RenderError` when the site could not be
+    Raises :class:`~tracker.report.render.RenderError` when the site could not be
     written (the previous one is then left as it was).
     """
     with staged_site(out_dir) as stage:

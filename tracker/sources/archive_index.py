@@ -25,9 +25,7 @@ from pathlib import Path
 from typing import IO, NoReturn
 
 from tracker.errors import ParseError
-from tracker.sources.inflate import Inflated, compression
-from tracker.sources.tar_fallback import HOSTILE
-from tracker.sources.tar_headers import Entry, Malformed, Refused, TarWalk
+from tracker.sources.tar import HOSTILE, Entry, Inflated, Malformed, Refused, TarWalk, compression
 
 __all__ = ["Index", "Member", "Symlink", "TarIndex", "ZipIndex"]
 
@@ -80,7 +78,7 @@ class TarIndex:
     """The members of a (possibly compressed) tar archive, read in one pass.
 
     The pass decompresses the stream once, forward only (:class:`Inflated`),
-    walks its headers (:class:`~tracker.sources.tar_headers.TarWalk`: what
+    walks its headers (:class:`~tracker.sources.tar.TarWalk`: what
     :mod:`tarfile` would list, at a fraction of its cost) and keeps the data of
     each member that ``wanted`` accepts (by name and size), read just after the
     member's header was checked; a member read later that was not kept costs a

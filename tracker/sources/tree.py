@@ -1,4 +1,16 @@
-"""The files of one source, and a record of every file read from it.
+"""A folder tree read in parts by other processes, and what each part brings back.
+
+Reading a large folder source on all cores (:mod:`tracker.ingest.parallel`)
+gives each worker process its own :class:`PartedFolderTree` of the same folder
+under the same location, so that it names files exactly as the whole tree
+would. What a worker's tree read, listed and could not take comes back as a
+:class:`TreePart` (plain, picklable data) and is absorbed by the tree of the
+source (:meth:`PartedFolderTree.absorb`): its artifacts, trail, problems and
+left-out entries are then those of one tree that read every part itself.
+
+Helpers of :class:`~tracker.sources.tree.FolderTree`: lines of a file read whole, listings.
+
+The files of one source, and a record of every file read from it.
 
 A reader sees a source only through a :class:`SourceTree`: relative POSIX
 paths, bytes and line streams. The tree hashes what is read, so the source's
@@ -10,7 +22,7 @@ A tree also keeps a *trail*: a signature of every folder it listed and every
 file it probed or read (size, mtime, ctime, inode for a folder tree; the
 archive's sha256 for an archive). When a later ingest finds the same trail
 (:meth:`SourceTree.trail_matches`), nothing the readers saw can have changed,
-so the source need not be read again (see :mod:`tracker.sources.snapshots`).
+so the source need not be read again (see :mod:`tracker.sources.trail`).
 
 A folder tree reads regular files only, each up to :data:`MAX_FILE_BYTES`
 (1 GiB, far above any real log): a FIFO, a device or a socket (or a link to
@@ -30,13 +42,13 @@ import hashlib
 import os
 from collections.abc import Iterable, Iterator
 from contextlib import AbstractContextManager, contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from stat import S_ISDIR, S_ISREG
 from typing import IO, Protocol
 
 from tracker.errors import ParseError
-from tracker.records import ArtifactRecord
-from tracker.sources.listing import BufferedLines, is_utf8, listing
+from tracker.records.results import ArtifactRecord
 from tracker.sources.trail import (
     ABSENT,
     Trail,
@@ -47,13 +59,68 @@ from tracker.sources.trail import (
 )
 
 __all__ = [
-    "MAX_FILE_BYTES",
     "BufferedLines",
     "FileTree",
     "FolderTree",
+    "MAX_FILE_BYTES",
+    "PartedFolderTree",
     "SourceTree",
+    "TreePart",
     "content_sha256",
+    "holds_no_file",
+    "is_utf8",
+    "listing",
 ]
+
+
+class BufferedLines:
+    """The lines of a file read whole, ends kept; ``buffer`` is the file itself.
+
+    Iterating gives the same lines as iterating the open file would (split
+    after each ``\\n``); a parser may scan ``buffer`` in place instead, which
+    spares copying lines it skips (see :func:`tracker.formats.loadgen.parse.parse_detail_log`).
+    """
+
+    __slots__ = ("_position", "buffer")
+
+    def __init__(self, buffer: bytes) -> None:
+        self.buffer = buffer
+        self._position = 0
+
+    def __iter__(self) -> BufferedLines:
+        return self
+
+    def __next__(self) -> bytes:
+        start = self._position
+        if start >= len(self.buffer):
+            raise StopIteration
+        end = self.buffer.find(b"\n", start)
+        self._position = len(self.buffer) if end < 0 else end + 1
+        return self.buffer[start : self._position]
+
+
+def listing(files: Iterable[str], folder: str) -> tuple[list[str], list[str]]:
+    """The sub-folders and files directly inside ``folder`` of a flat file list."""
+    dirs: set[str] = set()
+    names: list[str] = []
+    for path in files:
+        if not path.startswith(folder):
+            continue
+        head, sep, _tail = path[len(folder) :].partition("/")
+        if sep:
+            dirs.add(head)
+        else:
+            names.append(head)
+    return sorted(dirs), sorted(names)
+
+
+def is_utf8(name: str) -> bool:
+    """Whether a listed name is valid UTF-8 (undecodable bytes come as lone surrogates)."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 class SourceTree(Protocol):
@@ -378,3 +445,60 @@ def content_sha256(artifacts: tuple[ArtifactRecord, ...]) -> str:
     for artifact in sorted(artifacts, key=lambda a: a.path):
         digest.update(f"{artifact.path}\0{artifact.sha256}\n".encode())
     return digest.hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class TreePart:
+    """What one tree read (``read``: path, sha256, size of each file), listed or probed
+    (trail), could not take (``problems``: relative path, path as shown, message) and left
+    out (``not_regular``); plain tuples, which cost far less to send than records."""
+
+    read: tuple[tuple[str, str, int], ...]
+    trail: tuple[tuple[str, str], ...]
+    problems: tuple[tuple[str, str, str], ...]
+    not_regular: tuple[str, ...]
+
+
+class PartedFolderTree(FolderTree):
+    """A local folder whose parts may be read by other trees of it, then merged back."""
+
+    def part(self) -> TreePart:
+        """Everything this tree read, listed, could not take or left out so far."""
+        problems = tuple((path, e.path, e.message) for path, e in self._problems.items())
+        return TreePart(
+            read=tuple((a.path, a.sha256, a.size_bytes) for a in self._read.values()),
+            trail=tuple(self._trail.items()),
+            problems=problems,
+            not_regular=tuple(self._not_regular),
+        )
+
+    def absorb(self, part: TreePart) -> None:
+        """Take in what another tree of this folder read (the earliest record of a path counts)."""
+        for path, sha256, size_bytes in part.read:
+            if path not in self._read:
+                self._read[path] = ArtifactRecord(path, sha256, size_bytes)
+        trail = dict(part.trail)
+        for path in trail.keys() & self._trail.keys():
+            del trail[path]
+        self._trail.update(trail)
+        for path, shown, message in part.problems:
+            self._problems.setdefault(path, ParseError(shown, message))
+        self._not_regular.update(part.not_regular)
+
+
+def holds_no_file(tree: SourceTree) -> bool:
+    """Whether ``tree`` holds no file at all; a folder is listed only down to its first file.
+
+    Listing a whole folder tree (:meth:`FolderTree.files`) would cost a large
+    round a full walk, and make every later listing of it scan that list.
+    """
+    if not isinstance(tree, FolderTree):
+        return not tree.files()
+    pending = [""]
+    while pending:
+        folder = pending.pop()
+        dirs, files = tree.list_dir(folder)
+        if files:
+            return False
+        pending += [f"{folder}/{name}" if folder else name for name in reversed(dirs)]
+    return True

@@ -1,6 +1,6 @@
 """The database: the only interface that opens sessions and runs queries.
 
-Everything above it passes and receives plain records (:mod:`tracker.records`).
+Everything above it passes and receives plain records (:mod:`tracker.records.results`).
 A source is written in one transaction, so it is stored all or nothing.
 :class:`Store` delegates to the modules beside it: :mod:`~tracker.store.engine`
 (URLs, connections), :mod:`~tracker.store.first_use` (the schema upgrade),
@@ -18,17 +18,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from tracker.errors import StoreError, TrackerError
-from tracker.records import (
+from tracker.records.results import (
     AnalysisSample,
     ExportRow,
     ResultRecord,
+    SaveOutcome,
     SeriesPoint,
     SourceRecord,
     SweepSample,
     VersionInfo,
 )
 from tracker.store import quick
-from tracker.store.outcomes import SaveOutcome
 
 # SQLAlchemy and the modules built on it are imported by the methods that use them
 # (:mod:`tracker.store.quick`: an unchanged source is recognised without them); the
@@ -37,7 +37,7 @@ from tracker.store.outcomes import SaveOutcome
 if TYPE_CHECKING:
     from sqlalchemy import Engine
 
-    from tracker.analysis_records import (
+    from tracker.records.findings import (
         AnalysisRunSettings,
         FindingRecord,
         FindingsSaved,
@@ -244,7 +244,7 @@ class Store:
         MLPerf round) is kept and reported (``SaveOutcome.differing``), or, with
         ``replace_differing``, takes the source's values, its earlier ones kept
         in ``extra["history"]`` (``SaveOutcome.replaced``;
-        :mod:`tracker.store.corrections`).
+        :mod:`tracker.store.write`).
 
         Processes may store at the same time: a transaction that conflicts with
         another writer (a deadlock, a serialization failure, a system, version,
@@ -342,7 +342,7 @@ class Store:
 
     def latest_analysis_settings(self) -> AnalysisRunSettings | None:
         """The settings of the newest stored analysis run; ``None`` when none was stored."""
-        from tracker.store.runs import latest_run
+        from tracker.store.findings import latest_run
 
         with self._reported("read"):
             return latest_run(self.engine)

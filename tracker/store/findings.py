@@ -9,10 +9,17 @@ and one that comes later waits for the analysis to commit and is applied on top
 of it (it, too, reads its finding under the row lock). Two analyses at once take
 the locks in the same order (by id), so one waits for the other; a conflict with
 a concurrent writer (a finding both inserted) makes the transaction run again.
+
+Analysis runs: the settings each stored analysis used, saved with its findings.
+
+:func:`add_run` writes one row inside the transaction that saves the run's
+findings (:mod:`tracker.store.findings`), so a run's settings are stored exactly
+when its findings are; :func:`latest_run` reads the newest back for the report.
 """
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
@@ -23,19 +30,74 @@ from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 from sqlalchemy.orm import Session
 from sqlmodel import col
 
-from tracker.analysis_records import (
+from tracker.errors import StoreError, without_sql
+from tracker.records.findings import (
     FINDING_STATUSES,
     AnalysisRunSettings,
     FindingRecord,
     FindingsSaved,
     StoredFinding,
 )
-from tracker.errors import StoreError, without_sql
 from tracker.store.engine import SAVE_ATTEMPTS, conflict, retry_delay, writing
-from tracker.store.models import Finding, SoftwareVersion
-from tracker.store.runs import add_run
+from tracker.store.models import AnalysisRun, Finding, SoftwareVersion
 
-__all__ = ["list_findings", "save_findings", "set_finding_status"]
+__all__ = ["add_run", "latest_run", "list_findings", "save_findings", "set_finding_status"]
+
+
+def add_run(
+    session: Session, settings: AnalysisRunSettings, analysed_at: datetime, findings: int
+) -> None:
+    """Add the row of one analysis run to ``session`` (committed with its findings)."""
+    book = None if settings.price_book is None else dict(sorted(settings.price_book.items()))
+    session.add(
+        AnalysisRun(
+            analysed_at=analysed_at,
+            target_tokens_per_s_per_user=settings.target_tokens_per_s_per_user,
+            efficiency_floor=settings.efficiency_floor,
+            efficiency_drop_floor=settings.efficiency_drop_floor,
+            price_book=book,
+            price_book_source=settings.price_book_source or None,
+            settings=dict(settings.other),
+            findings=findings,
+        )
+    )
+
+
+def latest_run(engine: Engine) -> AnalysisRunSettings | None:
+    """The settings of the newest stored analysis run; ``None`` when none was stored."""
+    query = select(AnalysisRun).order_by(col(AnalysisRun.id).desc()).limit(1)
+    with Session(engine) as session:
+        row = session.scalars(query).first()
+        if row is None:
+            return None
+        return AnalysisRunSettings(
+            target_tokens_per_s_per_user=row.target_tokens_per_s_per_user,
+            efficiency_floor=row.efficiency_floor,
+            efficiency_drop_floor=row.efficiency_drop_floor,
+            price_book=_prices(row.price_book),
+            price_book_source=row.price_book_source or "",
+            other=dict(row.settings or {}),
+            analysed_at=_utc(row.analysed_at),
+        )
+
+
+def _prices(stored: Any) -> dict[str, float] | None:
+    """The stored price book, with anything that is not a positive price left out."""
+    if not isinstance(stored, dict):
+        return None
+    return {
+        str(name): float(price)
+        for name, price in stored.items()
+        if isinstance(price, int | float)
+        and not isinstance(price, bool)
+        and math.isfinite(price)
+        and price > 0
+    }
+
+
+def _utc(moment: datetime) -> datetime:
+    """SQLite gives back naive datetimes: they were written in UTC."""
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
 def save_findings(
@@ -49,7 +111,7 @@ def save_findings(
 
     ``evaluated`` is called inside the transaction, after the stored findings
     were read (and locked) and before anything is written. ``settings``, when
-    given, are stored as the run's (:mod:`tracker.store.runs`) in the same transaction.
+    given, are stored as the run's (:mod:`tracker.store.findings`) in the same transaction.
     """
     retry = 0
     while True:

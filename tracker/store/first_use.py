@@ -125,7 +125,7 @@ def _created_at_head(engine: Engine) -> bool:
     """
     if engine.url.get_backend_name() != "sqlite":
         return False
-    from tracker.store.models import Source  # its metadata holds every table of the models
+    from tracker.store.models import Source
 
     with writing(engine).begin() as connection:
         if connection.exec_driver_sql("SELECT count(*) FROM sqlite_master").scalar():

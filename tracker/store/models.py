@@ -64,7 +64,7 @@ class Artifact(SQLModel, table=True):
 
 class System(SQLModel, table=True):
     """A system under test across rounds (a platform); ``key`` is submitter/name, and the
-    division unless closed (:attr:`tracker.records.SystemRecord.platform_key`).
+    division unless closed (:attr:`tracker.records.results.SystemRecord.platform_key`).
 
     What a system is (accelerator, counts, host CPU, availability, its JSON) is a fact
     of one round: :class:`SystemDescription`. The description columns here keep the

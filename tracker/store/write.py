@@ -1,25 +1,48 @@
 """Writing a source: its artifacts, results and the systems, versions, benchmarks
 and metrics they refer to, in one transaction, retried when a concurrent writer
 conflicts with it.
+
+Many rows into one table at once, in the session's transaction.
+
+Stored results that a source disagrees with: an upstream correction of a published round.
+
+A published MLPerf result is one sample per round and location (its sample key
+does not depend on the file's bytes), so a corrected round re-ingested finds its
+results stored. Where the stored value or validity differs from the source's,
+the store reports it (:class:`Correction`) and keeps the stored result, unless
+the caller asks to replace it: the result (same id) then takes the source's
+value, validity, artifact, line and extra, and its ``extra["history"]`` keeps
+the earlier values, oldest first.
+
+A result read from another kind of source than the stored one (a round's
+results table after its logs) is the same value within
+:data:`ACROSS_KINDS_TOLERANCE`: a table rounds what the logs say.
 """
 
 from __future__ import annotations
 
+import operator
 import time
-from collections.abc import Iterable, Sequence
-from dataclasses import replace
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any, cast
 
-from sqlalchemy import Engine, Table, inspect, select
+from sqlalchemy import Engine, Table, insert, inspect, select, update
 from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 from sqlalchemy.orm import Session
 from sqlmodel import col
 
 from tracker.errors import StoreError
-from tracker.records import MetricRecord, ResultRecord, SoftwareRecord, SourceRecord, SystemRecord
-from tracker.store.bulk import BATCH_ROWS, insert_rows
-from tracker.store.corrections import Differing, compare_stored, replace_stored
+from tracker.records.results import (
+    Correction,
+    MetricRecord,
+    ResultRecord,
+    SaveOutcome,
+    SoftwareRecord,
+    SourceRecord,
+    SystemRecord,
+)
 from tracker.store.engine import SAVE_ATTEMPTS, conflict, retry_delay, writing
 from tracker.store.models import (
     Artifact,
@@ -31,11 +54,182 @@ from tracker.store.models import (
     System,
     SystemDescription,
 )
-from tracker.store.outcomes import Correction, SaveOutcome
 from tracker.store.systems import load_aliases
 from tracker.versions import version_sort_key
 
-__all__ = ["Correction", "SaveOutcome", "save_source"]
+__all__ = [
+    "BATCH_ROWS",
+    "Correction",
+    "DRIVER_DIALECTS",
+    "Differing",
+    "SaveOutcome",
+    "compare_stored",
+    "insert_rows",
+    "replace_stored",
+    "save_source",
+]
+
+
+BATCH_ROWS = 2000
+"""Rows per multi-row statement where SQLAlchemy builds them (PostgreSQL)."""
+DRIVER_DIALECTS = frozenset({"sqlite"})
+"""Where the rows go straight to the driver (see :func:`insert_rows`)."""
+
+
+def insert_rows(session: Session, table: Table, rows: Sequence[dict[str, Any]]) -> None:
+    """Insert ``rows`` (each with the same columns) into ``table`` in ``session``'s transaction.
+
+    On SQLite the rows go to the driver's ``executemany`` as tuples, each value
+    through its column type's own bind processor (JSON encoding, booleans,
+    floats), as SQLAlchemy would send them: its per-row parameter handling
+    around that costs about as much as the inserts themselves. Elsewhere
+    (PostgreSQL), SQLAlchemy's batched multi-row inserts are used.
+    """
+    if not rows:
+        return
+    session.flush()  # rows the session holds first (a driver statement would not flush them)
+    connection = session.connection()
+    dialect = connection.dialect
+    if dialect.name not in DRIVER_DIALECTS:
+        for start in range(0, len(rows), BATCH_ROWS):
+            session.execute(insert(table), rows[start : start + BATCH_ROWS])
+        return
+    names = list(rows[0])
+    processors: list[tuple[int, Callable[[Any], Any]]] = []
+    for at, name in enumerate(names):
+        kind = table.c[name].type
+        processor = kind.dialect_impl(dialect).bind_processor(dialect)
+        if processor is not None:
+            processors.append((at, processor))
+    values: Callable[[dict[str, Any]], Any] = operator.itemgetter(*names)
+    if len(names) == 1:  # itemgetter of one name gives the value, not a tuple
+        values = lambda row: (row[names[0]],)  # noqa: E731
+    params: list[tuple[Any, ...]] = []
+    for row in rows:
+        found = values(row)
+        if processors:
+            listed = list(found)
+            for at, process in processors:
+                listed[at] = process(listed[at])
+            found = tuple(listed)
+        params.append(found)
+    columns = ", ".join(f'"{name}"' for name in names)
+    marks = ", ".join("?" * len(names))
+    connection.exec_driver_sql(f'INSERT INTO "{table.name}" ({columns}) VALUES ({marks})', params)
+
+
+_CHUNK = 500
+
+ACROSS_KINDS_TOLERANCE = 1e-3
+"""Relative difference under which a value read from another kind of source (a
+results table, a summary log's digits) is the stored one: the precision the
+reader itself allows between a round's logs and its table."""
+
+
+@dataclass(frozen=True, slots=True)
+class Differing:
+    """A stored result (its row id) and the source's record that disagrees with it."""
+
+    result_id: int
+    record: ResultRecord
+    correction: Correction
+
+
+def compare_stored(
+    session: Session, unique: Mapping[str, ResultRecord], kind: str
+) -> tuple[set[str], list[Differing]]:
+    """The sample keys of ``unique`` already stored, and those stored with another value.
+
+    ``kind`` is the kind of the source ``unique`` comes from: a value stored from a
+    source of the same kind must be equal, one of another kind close (see
+    :data:`ACROSS_KINDS_TOLERANCE`); the validity must be the same.
+    """
+    keys = list(unique)
+    stored: set[str] = set()
+    differing: list[Differing] = []
+    for start in range(0, len(keys), _CHUNK):
+        chunk = keys[start : start + _CHUNK]
+        query = (
+            select(
+                col(Result.id),
+                col(Result.sample_key),
+                col(Result.value),
+                col(Result.is_valid),
+                col(Source.kind),
+            )
+            .join(Source, col(Source.id) == col(Result.source_id))
+            .where(col(Result.sample_key).in_(chunk))
+        )
+        for result_id, key, value, valid, stored_kind in session.execute(query):
+            stored.add(key)
+            record = unique[key]
+            if valid == record.is_valid and _same(value, record.value, stored_kind == kind):
+                continue
+            assert result_id is not None
+            correction = Correction(
+                location=record.location or record.artifact_path,
+                stored_value=value,
+                stored_valid=valid,
+                value=record.value,
+                valid=record.is_valid,
+            )
+            differing.append(Differing(result_id, record, correction))
+    differing.sort(key=lambda d: (d.correction.location, d.result_id))
+    return stored, differing
+
+
+def _same(stored: float, value: float, same_kind: bool) -> bool:
+    if same_kind:
+        return stored == value
+    return abs(value - stored) <= ACROSS_KINDS_TOLERANCE * max(abs(stored), 1e-12)
+
+
+def replace_stored(
+    session: Session,
+    differing: Sequence[Differing],
+    source_id: int,
+    artifacts: Mapping[str, int],
+) -> None:
+    """Give each differing result the source's values, its earlier ones kept in its history."""
+    ids = [d.result_id for d in differing]
+    earlier: dict[int, tuple[dict[str, Any], str]] = {}
+    for start in range(0, len(ids), _CHUNK):
+        query = (
+            select(col(Result.id), col(Result.extra), col(Source.location))
+            .join(Source, col(Source.id) == col(Result.source_id))
+            .where(col(Result.id).in_(ids[start : start + _CHUNK]))
+        )
+        earlier.update({rid: (extra or {}, where) for rid, extra, where in session.execute(query)})
+    replaced_at = datetime.now(UTC).isoformat(timespec="seconds")
+    for d in differing:
+        record = d.record
+        if record.artifact_path not in artifacts:
+            raise StoreError(f"result refers to {record.artifact_path}, which is not in its source")
+        extra, where = earlier[d.result_id]
+        history = extra.get("history")
+        entry = {
+            "value": d.correction.stored_value,
+            "valid": d.correction.stored_valid,
+            "source": where,
+            "replaced_at": replaced_at,
+        }
+        session.execute(
+            update(Result)
+            .where(col(Result.id) == d.result_id)
+            .values(
+                source_id=source_id,
+                artifact_id=artifacts[record.artifact_path],
+                line=record.line,
+                value=record.value,
+                is_valid=record.is_valid,
+                location=record.location,
+                extra={
+                    **record.extra,
+                    "history": [*(history if isinstance(history, list) else []), entry],
+                },
+            )
+        )
+
 
 _RESULT_TABLE = cast(Table, inspect(Result).local_table)  # Core inserts: cheaper per row
 _ARTIFACT_TABLE = cast(Table, inspect(Artifact).local_table)

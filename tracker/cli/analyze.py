@@ -1,0 +1,187 @@
+"""Reading the stored results: ``analyze``, ``findings`` and ``report``.
+
+The analysis and report modules (numpy, scipy, jinja2) are imported inside the
+commands, so that ``tracker ingest`` and ``--help`` start fast.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from tracker.cli.common import analysis_lines, echo_label, open_store
+from tracker.errors import ConfigError
+from tracker.records.findings import FINDING_STATUSES
+from tracker.text_safety import terminal_text
+
+MAX_FINDING_ID = 2**63 - 1
+"""The largest id a database row can have (SQLite and PostgreSQL BIGINT)."""
+
+
+@click.command()
+@click.option(
+    "--target-tokens-per-s-per-user",
+    "target",
+    type=click.FloatRange(min=0.0, min_open=True),
+    default=50.0,
+    show_default=True,
+    help="Interactivity target where sweeps are read (50 tokens/s/user = 20 ms per token).",
+)
+@click.option(
+    "--price-book",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help='TOML file of accelerator model = $/hour (e.g. "NVIDIA B200-SXM-180GB" = 6.25).',
+)
+@click.option(
+    "--efficiency-floor",
+    type=click.FloatRange(min=0.0, max=1.0, min_open=True),
+    default=0.90,
+    show_default=True,
+    help="Scaling efficiency below this is a finding.",
+)
+@click.pass_context
+def analyze(
+    ctx: click.Context, target: float, price_book: Path | None, efficiency_floor: float
+) -> None:
+    """Analyse every stored series and store the findings, keeping their triage states.
+
+    Compares each series' newest version with its previous one (one
+    Benjamini-Hochberg family per run), finds change points, scaling-efficiency
+    drops, software gains, throughput at the interactivity target and, with a
+    price book, cost per token. Findings that no longer hold are closed.
+
+    \b
+    Example:
+        tracker analyze
+        tracker analyze --target-tokens-per-s-per-user 30 --price-book prices.toml
+    """
+    from tracker.analyze.run import run_analysis
+    from tracker.analyze.settings import AnalysisSettings
+    from tracker.analyze.summary import summary_lines
+    from tracker.stats import parse_price_book
+
+    book = None
+    if price_book is not None:
+        book = parse_price_book(price_book.read_bytes(), source=str(price_book))
+    settings = AnalysisSettings(
+        target_tokens_per_s_per_user=target, efficiency_floor=efficiency_floor
+    )
+    source = "" if price_book is None else str(price_book)
+    with open_store(ctx) as store, analysis_lines(f"analysing the stored results in {store.url}"):
+        outcome = run_analysis(store, policy=settings, price_book=book, price_book_source=source)
+    for line in summary_lines(outcome):
+        echo_label(line)
+
+
+@click.group(invoke_without_command=True)
+@click.option(
+    "--status",
+    type=click.Choice([*FINDING_STATUSES, "all"]),
+    default="open",
+    show_default=True,
+    help="Only findings with this triage state.",
+)
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+)
+@click.pass_context
+def findings(ctx: click.Context, status: str, output_format: str) -> None:
+    """List the stored findings with their evidence and triage state.
+
+    Findings that share a cause (the points of one sweep, the per-accelerator
+    form, the series at the interactivity target) are one issue, one line, under
+    the id of its first finding; the JSON lists every finding, each naming its
+    issue and the issue's members.
+
+    \b
+    Example:
+        tracker findings
+        tracker findings --status all --format json | jq '.[] | select(.kind == "regression")'
+    """
+    if ctx.invoked_subcommand is not None:
+        return
+    from tracker.analyze.summary import finding_issues, finding_json, finding_lines
+
+    with open_store(ctx) as store:
+        found = store.list_findings(status=None if status == "all" else status)
+    if output_format == "json":
+        docs = [finding_json(f, issue) for issue in finding_issues(found) for f in issue]
+        docs.sort(key=lambda d: int(d["id"]))
+        click.echo(json.dumps(docs, indent=2, sort_keys=True))
+        return
+    for line in finding_lines(found, status):
+        click.echo(terminal_text(line))
+
+
+@findings.command("set-status")
+@click.argument("finding_id", type=int)
+@click.argument("status", type=click.Choice(FINDING_STATUSES))
+@click.option("--note", help="Why (and who); kept with the finding, shown by the gate.")
+@click.option(
+    "--acknowledgements",
+    "acknowledgements_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Also append the issue to this acknowledgements file (TOML, made when missing) "
+    "for version control; needs --note and acknowledged or expected.",
+)
+@click.pass_context
+def findings_set_status(
+    ctx: click.Context,
+    finding_id: int,
+    status: str,
+    note: str | None,
+    acknowledgements_file: Path | None,
+) -> None:
+    """Triage one issue: acknowledged, expected, fixed, or open again.
+
+    The status applies to the finding and the other findings of its issue (the
+    line `tracker findings` shows under its id). Analysis keeps the status while
+    a finding still holds. `tracker gate` counts a finding of the candidate
+    acknowledged or expected as acknowledged, with the note as the reason; an
+    entry of the gate's acknowledgements file wins where both apply.
+
+    \b
+    Example:
+        tracker findings set-status 12 expected --note "FP8 KV cache: known trade-off"
+        tracker findings set-status 12 acknowledged --note "perf-team: new scheduler" \\
+            --acknowledgements gate/acknowledgements.toml
+    """
+    from tracker.analyze.summary import finding_issues, issue_text
+    from tracker.gate.policy import TRIAGED, acknowledgement_entries, append_entries
+
+    if not 1 <= finding_id <= MAX_FINDING_ID:
+        raise ConfigError(
+            f"no finding has id {finding_id}; list them with `tracker findings --status all`"
+        )
+    if acknowledgements_file is not None and (status not in TRIAGED or not (note or "").strip()):
+        raise ConfigError(
+            "--acknowledgements needs a status of acknowledged or expected and a --note "
+            "(the entry's reason)"
+        )
+    with open_store(ctx) as store:
+        issue = next(
+            (i for i in finding_issues(store.list_findings()) if finding_id in {f.id for f in i}),
+            None,
+        )
+        if issue is None:
+            store.set_finding_status(finding_id, status=status, note=note)  # names the error
+            raise ConfigError(f"no finding has id {finding_id}")
+        total = 0
+        if acknowledgements_file is not None:  # first: a file that cannot be written stops it
+            entries = acknowledgement_entries(issue, reason=note or "", title=issue_text(issue))
+            total = append_entries(acknowledgements_file, entries)
+        done = [store.set_finding_status(f.id, status=status, note=note) for f in issue]
+    head = next(f for f in done if f.id == finding_id)
+    more = f" and {len(done) - 1} more of its issue" if len(done) > 1 else ""
+    echo_label(f"Finding {head.id}{more} ({head.kind}, {issue_text(issue)}): {head.status}")
+    if acknowledgements_file is not None:
+        echo_label(
+            f"Appended to {acknowledgements_file} ({total} entries now): commit it; "
+            f"the gate reads it through the policy's acknowledgements key"
+        )

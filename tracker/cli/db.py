@@ -1,0 +1,146 @@
+"""The database itself: ``tracker db`` (upgrade, current) and ``tracker export``.
+
+``export`` writes every stored result as CSV or JSON.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import sys
+from collections.abc import Iterator
+from dataclasses import asdict, fields
+from pathlib import Path
+from typing import IO
+
+import click
+
+from tracker.cli.common import atomic_output, echo_label, open_store
+from tracker.errors import ConfigError
+from tracker.records.results import ExportRow
+from tracker.text_safety import csv_cell
+
+
+@click.group()
+def db() -> None:
+    """Database schema commands.
+
+    \b
+    Example:
+        tracker db upgrade
+        tracker --database-url postgresql+psycopg://tracker@127.0.0.1/tracker db current
+    """
+
+
+@db.command("upgrade")
+@click.pass_context
+def db_upgrade(ctx: click.Context) -> None:
+    """Bring the database schema up to the latest migration.
+
+    Other commands do this on first use; run it explicitly in a deploy step.
+
+    \b
+    Example:
+        tracker --database-url sqlite:///results.db db upgrade
+    """
+    with open_store(ctx, create=True) as store:
+        echo_label(f"{store.url}: schema at revision {store.revision()} (head)")
+
+
+@db.command("current")
+@click.pass_context
+def db_current(ctx: click.Context) -> None:
+    """Show the schema revision of the database, without changing it (or creating it).
+
+    \b
+    Example:
+        tracker db current
+    """
+    with open_store(ctx, upgrade=False) as store:
+        from tracker.store.first_use import HEAD_REVISION, is_shipped_revision
+
+        revision = store.revision()
+        head = HEAD_REVISION
+        if revision is None:
+            echo_label(f"{store.url}: empty (no schema yet; run `tracker db upgrade`)")
+        elif revision != head and not is_shipped_revision(revision):
+            echo_label(
+                f"{store.url}: revision {revision} (newer than this tracker, whose head is "
+                f"{head}: a newer tracker wrote it)"
+            )
+        else:
+            state = "head" if revision == head else f"behind head {head}"
+            echo_label(f"{store.url}: revision {revision} ({state})")
+
+
+@click.command()
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["json", "csv"]),
+    default="json",
+    show_default=True,
+)
+@click.option(
+    "--out", type=click.Path(dir_okay=False, path_type=Path), help="File (default: stdout)."
+)
+@click.pass_context
+def export(ctx: click.Context, output_format: str, out: Path | None) -> None:
+    """Print every stored result, one object (JSON) or row (CSV) per result.
+
+    --out is written under a temporary name beside it and renamed at the end:
+    a failed export (disk full) leaves no partial file. It may not be the
+    database itself.
+
+    \b
+    Example:
+        tracker export --format json | jq '.[] | select(.valid == false)'
+        tracker export --format csv --out results.csv
+    """
+    if out is not None:
+        _refuse_input_as_output(ctx.find_root().obj, out)
+    with open_store(ctx) as store:
+        rows = store.iter_export_rows()
+        if out is None:
+            _write_export(rows, sys.stdout, output_format)
+        else:
+            with atomic_output(out) as stream:
+                _write_export(rows, stream, output_format)
+
+
+def _refuse_input_as_output(database_url: str, out: Path) -> None:
+    """A :class:`ConfigError` when ``out`` is the SQLite database (or one of its
+    journal files) the export reads: writing it would destroy what is exported."""
+    from tracker.store.engine import parse_database_url, sqlite_file
+
+    database = sqlite_file(parse_database_url(database_url))
+    if database is None:
+        return
+    target = out.resolve()
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        read = Path(f"{database}{suffix}")
+        same = target == read.resolve()
+        if not same and out.exists() and read.exists():
+            same = os.path.samefile(out, read)
+        if same:
+            raise ConfigError(
+                f"--out {out} is the database the export reads ({read}); give another file name"
+            )
+
+
+def _write_export(rows: Iterator[ExportRow], stream: IO[str], output_format: str) -> None:
+    if output_format == "csv":
+        names = [f.name for f in fields(ExportRow)]
+        writer = csv.DictWriter(stream, fieldnames=names, lineterminator="\n")
+        writer.writeheader()
+        for row in rows:
+            record = asdict(row)
+            record["extra"] = json.dumps(record["extra"], sort_keys=True)
+            writer.writerow({name: csv_cell(value) for name, value in record.items()})
+        return
+    stream.write("[")
+    for n, row in enumerate(rows):
+        stream.write(",\n" if n else "\n")
+        stream.write(json.dumps(asdict(row), sort_keys=True))
+    stream.write("\n]\n")

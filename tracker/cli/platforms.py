@@ -1,0 +1,234 @@
+"""``tracker compare``: platforms per accelerator within a round, across rounds and sizes.
+
+``tracker systems``: the stored systems across rounds, and aliases for renamed ones.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from tracker.analyze.platforms import (
+    PlatformRanking,
+    RoundGain,
+    ScalingStep,
+    rank_platforms,
+    round_gains,
+    size_scaling,
+    system_matches,
+)
+from tracker.cli.common import TrackerCommandError, open_store
+from tracker.records.results import AnalysisSample
+from tracker.text_safety import terminal_text
+
+__all__ = ["compare", "systems"]
+
+
+@click.group(invoke_without_command=True)
+@click.pass_context
+def systems(ctx: click.Context) -> None:
+    """The systems stored, one per submitter and name (and division unless closed).
+
+    A system's description (accelerator, counts, host CPU) is that of each round
+    it has results in. A system renamed between rounds is linked to the one it
+    is with `tracker systems alias`.
+
+    \b
+    Example:
+        tracker systems
+        tracker systems alias "Dell/XE9680_H200" "Dell/XE9680_H200_SXM_141GBx8_TRT"
+    """
+    if ctx.invoked_subcommand is not None:
+        return
+    with open_store(ctx, create=False) as store:
+        found = store.list_systems()
+    table = Table(title=f"{len(found)} systems")
+    for column in ("system", "division", "versions", "results", "aliases"):
+        table.add_column(column)
+    for s in found:
+        table.add_row(
+            terminal_text(s.key),
+            terminal_text(s.division or ""),
+            terminal_text(", ".join(s.versions)),
+            str(s.results),
+            terminal_text(", ".join(s.aliases)),
+        )
+    Console(width=None if sys.stdout.isatty() else 200).print(table)
+
+
+@systems.command("alias")
+@click.argument("alias_key")
+@click.argument("key")
+@click.pass_context
+def systems_alias(ctx: click.Context, alias_key: str, key: str) -> None:
+    """Record that the system ALIAS_KEY is the system KEY (submitter/name, as listed).
+
+    What is stored under ALIAS_KEY moves to KEY (a round KEY describes already
+    keeps its own description), and later ingests of ALIAS_KEY land on KEY, so
+    the system's series run across the rename. Run `tracker analyze` afterwards.
+
+    \b
+    Example:
+        tracker systems alias "Dell/XE9680_H200" "Dell/XE9680_H200_SXM_141GBx8_TRT"
+    """
+    with open_store(ctx, create=False) as store:
+        done = store.alias_system(alias_key, key)
+    moved = f"{done.results_moved} results and {done.descriptions_moved} round descriptions"
+    if done.renamed:
+        click.echo(f"{terminal_text(alias_key)} renamed to {terminal_text(key)}")
+    else:
+        click.echo(f"{terminal_text(alias_key)} is now an alias of {terminal_text(key)}: {moved}")
+
+
+@click.command()
+@click.option("--round", "round_label", required=True, help="The round compared, e.g. v6.1.")
+@click.option(
+    "--system",
+    "systems",
+    multiple=True,
+    help="A system (name or submitter/name); repeat it. Default: every system of the round.",
+)
+@click.option(
+    "--reference",
+    help="The system ratios are to. Default: the last --system, else the best of each case.",
+)
+@click.option(
+    "--against-round",
+    help="An earlier round: same-system gains, and the same accelerator at other sizes.",
+)
+@click.option("--benchmark", help="Only this benchmark (canonical name, e.g. deepseek-r1).")
+@click.option("--scenario", help="Only this scenario (e.g. Interactive).")
+@click.pass_context
+def compare(
+    ctx: click.Context,
+    round_label: str,
+    systems: tuple[str, ...],
+    reference: str | None,
+    against_round: str | None,
+    benchmark: str | None,
+    scenario: str | None,
+) -> None:
+    """Compare systems per accelerator: rankings with ratios, gains and scaling.
+
+    For each benchmark and scenario of the round, each system's valid throughput
+    result divided by its accelerator count, ranked, with the ratio to the
+    reference; then the scaling efficiency over the sizes of each platform
+    (same submitter and accelerator model) in the round; with --against-round,
+    the gain of each system since that round, and apart from it the same
+    accelerator model at a different system size (per accelerator).
+
+    \b
+    Example:
+        tracker compare --round v6.1 --system VR-NVL72_VR-288GB_aarch64x72_TRT \\
+            --system GB300-NVL72_GB300-288GB_aarch64x72_TRT
+        tracker compare --round v6.1 --against-round v6.0 \\
+            --system GB300-NVL72_GB300-288GB_aarch64x72_TRT --benchmark deepseek-r1
+    """
+    with open_store(ctx, create=False) as store:
+        samples = [
+            s
+            for s in store.iter_analysis_samples()
+            if (benchmark is None or s.benchmark == benchmark)
+            and (scenario is None or s.scenario.lower() == scenario.lower())
+        ]
+    if not any(s.version == round_label for s in samples):
+        raise TrackerCommandError(
+            f"no results of round {terminal_text(round_label)!r} stored (or selected)"
+        )
+    for name in (*systems, *([reference] if reference else [])):
+        _check_unambiguous(samples, name, round_label, against_round)
+    rankings = rank_platforms(
+        samples, round_label=round_label, systems=systems, reference=reference
+    )
+    steps = size_scaling(samples, round_label=round_label, systems=systems)
+    gains = (
+        round_gains(samples, old_round=against_round, new_round=round_label, systems=systems)
+        if against_round
+        else []
+    )
+    if not (rankings or steps or gains):
+        raise TrackerCommandError(
+            f"nothing to compare in {round_label}: no benchmark and scenario has valid "
+            "throughput results of two of the systems given (or of one, at two sizes or rounds)"
+        )
+    for ranking in rankings:
+        _echo_ranking(ranking)
+    if steps:
+        click.echo(f"\nScaling over system sizes in {round_label} (efficiency per accelerator)")
+        for step in steps:
+            _echo_step(step)
+    if against_round and not gains:
+        click.echo(f"\nNothing to compare with {terminal_text(against_round)}.")
+    for kind in dict.fromkeys(g.kind for g in gains):
+        click.echo(
+            f"\n{terminal_text(against_round or '')} → {round_label}, {kind} (per accelerator)"
+        )
+        for gain in (g for g in gains if g.kind == kind):
+            _echo_gain(gain)
+
+
+def _check_unambiguous(
+    samples: list[AnalysisSample], name: str, round_label: str, against: str | None
+) -> None:
+    """A system name several submitters use (GB300-NVL72_...x72_TRT) must name its submitter."""
+    rounds = {round_label, against}
+    keys = sorted(
+        {
+            s.system_key
+            for s in samples
+            if s.version in rounds and system_matches(s.system, s.system_key, name)
+        }
+    )
+    if len(keys) > 1:
+        shown = ", ".join(terminal_text(k) for k in keys[:8])
+        raise TrackerCommandError(
+            f"{terminal_text(name)!r} names {len(keys)} systems ({shown}); "
+            "give one as submitter/name"
+        )
+
+
+def _ratio(value: float | None) -> str:
+    return "—" if value is None else f"{value:#.5g}×"
+
+
+def _echo_ranking(ranking: PlatformRanking) -> None:
+    reference = terminal_text(ranking.reference or "not in this case")
+    click.echo(
+        f"\n{ranking.round} {terminal_text(ranking.benchmark)} {terminal_text(ranking.scenario)}"
+        f" ({ranking.unit} per accelerator; reference {reference})"
+    )
+    for r in ranking.results:
+        mark = " (reference)" if r.is_reference else ""
+        click.echo(
+            f"  {r.rank}. {terminal_text(r.system_key)}: {r.accelerators} × "
+            f"{terminal_text(r.accelerator or '?')}, {r.per_accelerator:.6g} per accelerator "
+            f"({r.value:.6g} total), {_ratio(r.ratio)}{mark}"
+        )
+
+
+def _echo_step(step: ScalingStep) -> None:
+    click.echo(
+        f"  {terminal_text(step.submitter or '?')} {terminal_text(step.accelerator or '?')} "
+        f"{terminal_text(step.benchmark)} {terminal_text(step.scenario)}: "
+        f"x{step.from_accelerators} → x{step.to_accelerators}: speedup {step.speedup:#.4g}, "
+        f"efficiency {step.efficiency:#.5g} (against x{step.smallest_accelerators}: "
+        f"{step.efficiency_vs_smallest:#.5g})"
+    )
+
+
+def _echo_gain(gain: RoundGain) -> None:
+    sizes = (
+        f"x{gain.old_accelerators}"
+        if gain.old_accelerators == gain.new_accelerators
+        else f"x{gain.old_accelerators} → x{gain.new_accelerators}, different system sizes"
+    )
+    names = terminal_text(gain.old_system)
+    if gain.new_system != gain.old_system:
+        names = f"{names} → {terminal_text(gain.new_system)}"
+    click.echo(
+        f"  {terminal_text(gain.benchmark)} {terminal_text(gain.scenario)}: {names} ({sizes}): "
+        f"{gain.old_value:.6g} → {gain.new_value:.6g} {gain.unit}, {_ratio(gain.ratio)}"
+    )

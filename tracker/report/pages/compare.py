@@ -1,0 +1,347 @@
+"""Version-vs-version comparison pages.
+
+Each software gets a comparison for every consecutive pair of its versions and
+one for its newest version against its first (the baseline), built by
+:mod:`tracker.report.publish` with the gate's engine: every series with both versions,
+its Δ%, CI, p and q (one Benjamini–Hochberg family per pair) and its verdict.
+The pages list every series whose verdict is not "no change" (regressions,
+suspects, improvements, inconclusive), worst first,
+:data:`~tracker.report.common.PAGE_ROWS` rows a page, and count the unchanged
+ones; ``comparisons.csv`` has every series, and each series' benchmark page
+its history. Each page starts with the pair's sentence (as the overview's) and counts
+issues, as the gate does: the series that share a cause (the points of a sweep,
+the per-accelerator form, the series at the interactivity target) are one
+(:mod:`tracker.report.issues`); beside them, the issues at the interactivity target
+and the scaling warnings of its candidate (the gate fails on those kinds too),
+listed in words. Pairs come one at a time; what the overview and report.json need
+of each is kept (:class:`PairSummary`): the issues and series per verdict and the
+regressed issues by name.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from tracker.records.findings import SeriesInfo
+from tracker.report.common import (
+    PAGE_ROWS,
+    FindingRow,
+    Pager,
+    SystemNames,
+    benchmark_href,
+    compare_href,
+    page_href,
+    paginate,
+)
+from tracker.report.inputs import PairRun
+from tracker.report.issues import FindingIssue, VerdictIssue, scaling_issues, verdict_issues
+from tracker.stats import Comparison, Verdict
+
+__all__ = [
+    "ComparePage",
+    "CompareRow",
+    "PairSummary",
+    "VerdictCount",
+    "build_compare_pages",
+    "compare_rows",
+    "pair_findings",
+    "pair_summary",
+]
+
+
+_SEVERITY = {
+    Verdict.REGRESSION: 0,
+    Verdict.SUSPECT: 1,
+    Verdict.IMPROVEMENT: 2,
+    Verdict.INCONCLUSIVE: 3,
+    Verdict.NO_CHANGE: 4,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class VerdictCount:
+    """How many comparisons of a pair got one verdict."""
+
+    verdict: str = field(metadata={"help": "regression, suspect, improvement, …"})
+    count: int = field(metadata={"help": "Number of series with that verdict."})
+
+
+@dataclass(frozen=True, slots=True)
+class CompareRow:
+    """One series compared between two versions."""
+
+    system: str = field(metadata={"help": "System name (with its submitter where names collide)."})
+    benchmark: str = field(metadata={"help": "Benchmark."})
+    scenario: str = field(metadata={"help": "Scenario."})
+    workload: str = field(metadata={"help": "Workload; empty when none."})
+    metric: str = field(metadata={"help": "Metric."})
+    unit: str = field(metadata={"help": "Unit of the two values."})
+    higher_is_better: bool = field(metadata={"help": "Direction of the metric."})
+    baseline_value: float | None = field(metadata={"help": "Baseline median (or value)."})
+    candidate_value: float | None = field(metadata={"help": "Candidate median (or value)."})
+    delta_pct: float | None = field(metadata={"help": "Raw relative change in percent."})
+    ci_pct: tuple[float, float] | None = field(metadata={"help": "CI of the change, percent."})
+    p_value: float | None = field(metadata={"help": "p-value; None when untested."})
+    q_value: float | None = field(metadata={"help": "q-value within the page's family."})
+    method: str = field(metadata={"help": "Test used (welch_t, mann_whitney_u, …)."})
+    n_baseline: int = field(metadata={"help": "Baseline samples (or history points)."})
+    n_candidate: int = field(metadata={"help": "Candidate samples."})
+    verdict: str = field(metadata={"help": "The verdict."})
+    severity: int = field(metadata={"help": "Sort rank of the verdict (0 = regression)."})
+    note: str = field(metadata={"help": "Why, when the evidence says."})
+    href: str = field(metadata={"help": "The benchmark page (relative to the root)."})
+    system_href: str = field(metadata={"help": "The system page (relative to the root)."})
+    system_key: str = field(metadata={"help": "The system's identity (submitter/name)."})
+    is_target: bool = field(
+        default=False,
+        metadata={"help": "Throughput at the interactivity target (a gate kind of its own)."},
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class ComparePage:
+    """The context of ``compare.html``: one software, baseline → candidate."""
+
+    title: str = field(metadata={"help": "Software and version pair."})
+    generated_at: str = field(metadata={"help": "When the report was built, as given."})
+    is_example: bool = field(metadata={"help": "True when any result shown is example data."})
+    software: str = field(metadata={"help": "Software name."})
+    baseline: str = field(metadata={"help": "Baseline version."})
+    candidate: str = field(metadata={"help": "Candidate version."})
+    is_latest: bool = field(metadata={"help": "The newest consecutive pair of the software."})
+    is_baseline: bool = field(metadata={"help": "The newest version against the first."})
+    family_size: int = field(metadata={"help": "p-values in the page's BH family."})
+    q_level: float = field(metadata={"help": "q below which a change is confirmed."})
+    headline: str = field(metadata={"help": "The pair in one sentence, as on the overview."})
+    counts: tuple[VerdictCount, ...] = field(metadata={"help": "Series per verdict."})
+    target_issues: tuple[VerdictCount, ...] = field(
+        metadata={"help": "Issues at the interactivity target per verdict (none: empty)."}
+    )
+    scaling: tuple[FindingIssue, ...] = field(
+        metadata={"help": "Scaling warnings of the candidate (not fixed): one per group, step."}
+    )
+    issues: tuple[VerdictCount, ...] = field(
+        metadata={"help": "Issues per verdict: the series that share a cause counted once."}
+    )
+    series: int = field(metadata={"help": "Series compared (all in comparisons.csv)."})
+    unchanged: int = field(metadata={"help": "Series with no change: counted, not listed."})
+    pager: Pager = field(metadata={"help": "This page among the pair's pages."})
+    rows: tuple[CompareRow, ...] = field(
+        metadata={"help": "The page's series, worst first (over the pages: all but no change)."}
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class PairSummary:
+    """One compared pair as report.json lists it: its counts and pages, not its rows."""
+
+    software: str = field(metadata={"help": "Software name."})
+    baseline: str = field(metadata={"help": "Baseline version."})
+    candidate: str = field(metadata={"help": "Candidate version."})
+    title: str = field(metadata={"help": "Software and version pair."})
+    is_latest: bool = field(metadata={"help": "The newest consecutive pair of the software."})
+    is_baseline: bool = field(metadata={"help": "The newest version against the first."})
+    family_size: int = field(metadata={"help": "p-values in the pair's BH family."})
+    q_level: float = field(metadata={"help": "q below which a change is confirmed."})
+    counts: tuple[VerdictCount, ...] = field(metadata={"help": "Series per verdict."})
+    target_issues: tuple[VerdictCount, ...] = field(
+        metadata={"help": "Issues at the interactivity target per verdict (none: empty)."}
+    )
+    scaling: int = field(
+        metadata={"help": "Scaling warnings of the pair: one per group and size step."}
+    )
+    issues: tuple[VerdictCount, ...] = field(
+        metadata={"help": "Issues per verdict: the series that share a cause counted once."}
+    )
+    regressions: tuple[VerdictIssue, ...] = field(
+        metadata={"help": "The regressed issues, largest loss first."}
+    )
+    rows: int = field(metadata={"help": "Series compared (rows in comparisons.csv)."})
+    listed: int = field(metadata={"help": "Series listed on its pages (all but no change)."})
+    pages: tuple[str, ...] = field(metadata={"help": "Its pages, first to last."})
+
+
+def _finite(value: float | None) -> float | None:
+    return value if value is not None and math.isfinite(value) else None
+
+
+def _row(
+    c: Comparison, info: SeriesInfo | None, names: SystemNames, targets: frozenset[str]
+) -> CompareRow:
+    ev = c.evidence
+    if info is None:
+        info = SeriesInfo("", ev.key, "", "", "", "", "", ev.higher_is_better)
+    system = names.of(info.system)
+    return CompareRow(
+        system=system.label,
+        benchmark=info.benchmark,
+        scenario=info.scenario,
+        workload=info.workload,
+        metric=info.metric,
+        unit=info.unit,
+        higher_is_better=ev.higher_is_better,
+        baseline_value=_finite(ev.baseline_level),
+        candidate_value=_finite(ev.candidate_level),
+        delta_pct=_finite(ev.delta_pct),
+        ci_pct=ev.ci_pct,
+        p_value=_finite(ev.p_value),
+        q_value=_finite(c.q_value),
+        method=ev.method.value,
+        n_baseline=ev.n_baseline,
+        n_candidate=ev.n_candidate,
+        verdict=c.verdict.value,
+        severity=_SEVERITY[c.verdict],
+        note=ev.note,
+        href=benchmark_href(info.benchmark, info.scenario),
+        system_href=system.href,
+        system_key=system.key,
+        is_target=c.key in targets,
+    )
+
+
+def _counts(pair: PairRun) -> tuple[VerdictCount, ...]:
+    counts = pair.run.counts()
+    ranked = sorted(Verdict, key=lambda v: _SEVERITY[v])
+    return tuple(VerdictCount(v.value, counts[v]) for v in ranked)
+
+
+def _issues(pair: PairRun, rows: Sequence[CompareRow]) -> tuple[VerdictIssue, ...]:
+    """The series of ``rows`` as issues (:func:`~tracker.report.issues.verdict_issues`)."""
+    return verdict_issues(
+        pair.software,
+        (
+            (
+                r.system_key,
+                r.benchmark,
+                r.scenario,
+                r.workload,
+                r.metric,
+                r.verdict,
+                None if r.delta_pct is None else r.delta_pct * (1 if r.higher_is_better else -1),
+            )
+            for r in rows
+        ),
+    )
+
+
+def _issue_counts(issues: Sequence[VerdictIssue]) -> tuple[VerdictCount, ...]:
+    ranked = sorted(Verdict, key=lambda v: _SEVERITY[v])
+    return tuple(VerdictCount(v.value, sum(i.verdict == v.value for i in issues)) for v in ranked)
+
+
+def _target_issues(pair: PairRun, rows: Sequence[CompareRow]) -> tuple[VerdictCount, ...]:
+    """The issues of the throughput-at-target series per verdict, worst first (only the
+    verdicts they got; none: empty)."""
+    counts = _issue_counts(_issues(pair, [r for r in rows if r.is_target]))
+    return tuple(c for c in counts if c.count)
+
+
+def pair_findings(pair: PairRun, findings: Sequence[FindingRow]) -> tuple[FindingRow, ...]:
+    """The scaling findings of ``pair`` that are not fixed: of its candidate, against its
+    baseline or about the candidate alone (under the floor)."""
+    return tuple(
+        f
+        for f in findings
+        if f.kind == "scaling_efficiency"
+        and f.status != "fixed"
+        and f.software == pair.software
+        and f.candidate == pair.candidate
+        and f.baseline in (None, pair.baseline)
+    )
+
+
+def compare_rows(
+    pair: PairRun,
+    infos: Mapping[str, SeriesInfo],
+    names: SystemNames,
+    targets: frozenset[str] = frozenset(),
+) -> list[CompareRow]:
+    """Every series of ``pair``, worst first (verdict, then Δ%, then system).
+
+    ``targets``: the keys of the throughput-at-target series.
+    """
+    return sorted(
+        (_row(c, infos.get(c.key), names, targets) for c in pair.run.comparisons),
+        key=lambda r: (r.severity, r.delta_pct if r.delta_pct is not None else 0.0, r.system),
+    )
+
+
+def _listed(rows: Sequence[CompareRow]) -> list[CompareRow]:
+    return [r for r in rows if r.verdict != Verdict.NO_CHANGE.value]
+
+
+def build_compare_pages(
+    pair: PairRun,
+    rows: Sequence[CompareRow],
+    *,
+    generated_at: str,
+    is_example: bool,
+    scaling: Sequence[FindingRow] = (),
+    headline: str = "",
+) -> Iterator[tuple[str, ComparePage]]:
+    """(path, context) of each page of one compared pair (``rows``: every series,
+    ``scaling``: its scaling findings, :func:`pair_findings`; ``headline``: its sentence,
+    :func:`~tracker.report.pages.overview.pair_headline`)."""
+    targets = _target_issues(pair, rows)
+    first = compare_href(pair.software, pair.baseline, pair.candidate)
+    counts = _counts(pair)
+    issues = _issue_counts(_issues(pair, rows))
+    warnings = scaling_issues(scaling)
+    listed = _listed(rows)
+    for href, pager, chunk in paginate(listed, first):
+        yield (
+            href,
+            ComparePage(
+                title=f"{pair.software}: {pair.baseline} → {pair.candidate}",
+                generated_at=generated_at,
+                is_example=is_example,
+                software=pair.software,
+                baseline=pair.baseline,
+                candidate=pair.candidate,
+                is_latest=pair.is_latest,
+                is_baseline=pair.is_baseline,
+                family_size=pair.run.family_size,
+                q_level=pair.run.q_level,
+                headline=headline,
+                counts=counts,
+                target_issues=targets,
+                scaling=warnings,
+                issues=issues,
+                series=len(rows),
+                unchanged=len(rows) - len(listed),
+                pager=pager,
+                rows=tuple(chunk),
+            ),
+        )
+
+
+def pair_summary(
+    pair: PairRun, rows: Sequence[CompareRow], scaling: Sequence[FindingRow] = ()
+) -> PairSummary:
+    """What the overview and report.json keep of one compared pair (``rows``: every series,
+    ``scaling``: its scaling findings)."""
+    first = compare_href(pair.software, pair.baseline, pair.candidate)
+    listed = len(_listed(rows))
+    pages = max(1, -(-listed // PAGE_ROWS))
+    issues = _issues(pair, rows)
+    regressed = [i for i in issues if i.verdict == Verdict.REGRESSION.value]
+    return PairSummary(
+        software=pair.software,
+        baseline=pair.baseline,
+        candidate=pair.candidate,
+        title=f"{pair.software}: {pair.baseline} → {pair.candidate}",
+        is_latest=pair.is_latest,
+        is_baseline=pair.is_baseline,
+        family_size=pair.run.family_size,
+        q_level=pair.run.q_level,
+        counts=_counts(pair),
+        target_issues=_target_issues(pair, rows),
+        scaling=len(scaling_issues(scaling)),
+        issues=_issue_counts(issues),
+        regressions=tuple(sorted(regressed, key=lambda i: (i.change_pct or 0.0, i.name))),
+        rows=len(rows),
+        listed=listed,
+        pages=tuple(page_href(first, n) for n in range(1, pages + 1)),
+    )

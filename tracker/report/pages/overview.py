@@ -1,0 +1,405 @@
+"""The overview page: versions and comparisons, open findings, gains and losses, scaling.
+
+It starts with one sentence per software about its newest pair, counting
+issues (series that share a cause are one: :mod:`tracker.report.issues`), then
+each software's versions and compared pairs with their verdict counts
+(:class:`~tracker.report.pages.compare.PairSummary`, kept as the pairs stream
+by), the open findings as issues, the largest software gains and losses of the
+newest pair, one line per issue (with the geometric-mean gain per system as a
+chart), and the scaling-efficiency warnings, and links every benchmark and
+system page.
+
+The overview's first lines: one sentence per software about its newest pair.
+
+``1.2.0 against 1.1.0: 1 regression (example-llm-70b isl1024-osl1024, −8.0%),
+2 improvements; 2 unchanged``. It counts issues (series that share a cause are
+one, :mod:`tracker.report.issues`) and scaling warnings (one per group and size
+step) as the gate does, from the :class:`~tracker.report.pages.compare.PairSummary`
+of each software's newest pair; the comparison page of the pair starts with it too.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+
+from tracker.analyze.groupings import cause_of, group_by, where
+from tracker.records.findings import SeriesInfo
+from tracker.report.charts import Chart, bar_chart
+from tracker.report.common import FindingRow, PageLink, SystemNames, benchmark_href, finding_rank
+from tracker.report.context import PageCounts
+from tracker.report.filters import format_count, format_gain
+from tracker.report.inputs import PairRun, ReportInput, SettingsUsed
+from tracker.report.issues import CausePoints, FindingIssue, issue_forms, scaling_issues
+from tracker.report.pages.compare import PairSummary, VerdictCount
+from tracker.report.pages.training import MAX_OVERVIEW_LINES, TrainingLine
+
+__all__ = [
+    "CompareSummary",
+    "GainRow",
+    "Headline",
+    "OverviewPage",
+    "SoftwareSummary",
+    "build_headlines",
+    "build_overview_page",
+    "finding_rank",
+    "headline_text",
+    "pair_gains",
+    "pair_headline",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Headline:
+    """One software's answer: its newest pair of versions in one sentence."""
+
+    software: str = field(metadata={"help": "Software name."})
+    text: str = field(
+        metadata={"help": "The sentence, e.g. '1.2.0 against 1.1.0: 1 regression …'."}
+    )
+    href: str = field(metadata={"help": "The comparison page of the pair."})
+    regressions: int = field(
+        metadata={"help": "Regressions of the pair (the sentence leads with them)."}
+    )
+    attention: int = field(
+        default=0, metadata={"help": "Regressions and scaling warnings: what needs a person."}
+    )
+
+
+def _signed_pct(value: float) -> str:
+    return f"{value:+.1f}%".replace("-", "\N{MINUS SIGN}")
+
+
+def headline_text(
+    counts: Mapping[str, int],
+    baseline: str,
+    candidate: str,
+    worst: Sequence[tuple[str, float]],
+    *,
+    scaling: int = 0,
+) -> str:
+    """``1.2.0 against 1.1.0: 1 regression (chat, −8.0%), 2 improvements; 24 unchanged``.
+
+    ``worst`` names the regressed workloads with their largest change, worst first;
+    ``scaling`` scaling warnings come after the regressions (``2 scaling warnings``).
+    """
+    parts = []
+    regressions = counts.get("regression", 0)
+    if regressions:
+        named = ", ".join(f"{name}, {_signed_pct(pct)}" for name, pct in worst[:3])
+        more = f" and {len(worst) - 3} more" if len(worst) > 3 else ""
+        parts.append(
+            format_count(regressions, "regression") + (f" ({named}{more})" if named else "")
+        )
+    if scaling:
+        parts.append(format_count(scaling, "scaling warning"))
+    for verdict, noun in (("suspect", "suspect change"), ("improvement", "improvement")):
+        if counts.get(verdict, 0) or verdict == "improvement":
+            parts.append(format_count(counts.get(verdict, 0), noun))
+    tail = [f"{counts.get('no_change', 0):,} unchanged"]
+    if counts.get("inconclusive", 0):
+        tail.append(f"{counts['inconclusive']:,} inconclusive")
+    return f"{candidate} against {baseline}: " + ", ".join(parts) + "; " + ", ".join(tail)
+
+
+def pair_headline(pair: PairSummary) -> Headline:
+    """The sentence of one compared pair, counting its issues and scaling warnings."""
+    worst = [(i.name, i.change_pct) for i in pair.regressions if i.change_pct is not None]
+    counts = {c.verdict: c.count for c in pair.issues}
+    text = headline_text(counts, pair.baseline, pair.candidate, worst, scaling=pair.scaling)
+    regressions = counts.get("regression", 0)
+    return Headline(pair.software, text, pair.pages[0], regressions, regressions + pair.scaling)
+
+
+def build_headlines(pairs: Sequence[PairSummary]) -> tuple[Headline, ...]:
+    """One sentence per software about its newest pair, those with regressions first."""
+    out = [pair_headline(p) for p in pairs if p.is_latest]
+    return tuple(sorted(out, key=lambda h: (h.regressions == 0, h.attention == 0, h.software)))
+
+
+@dataclass(frozen=True, slots=True)
+class CompareSummary:
+    """A link to one comparison page with its verdict counts."""
+
+    baseline: str = field(metadata={"help": "Baseline version."})
+    candidate: str = field(metadata={"help": "Candidate version."})
+    href: str = field(metadata={"help": "The comparison page."})
+    issues: tuple[VerdictCount, ...] = field(
+        metadata={"help": "Issues per verdict: the series that share a cause counted once."}
+    )
+    target_issues: tuple[VerdictCount, ...] = field(
+        metadata={"help": "Of those, the issues at the interactivity target (none: empty)."}
+    )
+    scaling: int = field(metadata={"help": "Scaling warnings of the pair (one per group, step)."})
+    series: int = field(metadata={"help": "Series compared."})
+    is_latest: bool = field(metadata={"help": "The newest consecutive pair."})
+    is_baseline: bool = field(metadata={"help": "The newest version against the first."})
+
+
+@dataclass(frozen=True, slots=True)
+class SoftwareSummary:
+    """One software: its versions and its comparisons."""
+
+    software: str = field(metadata={"help": "Software name."})
+    versions: tuple[str, ...] = field(metadata={"help": "Its versions, in explicit order."})
+    comparisons: tuple[CompareSummary, ...] = field(
+        metadata={"help": "Newest pair and newest vs first first, then older pairs, newest first."}
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class GainRow:
+    """The software gain of one series between the newest two versions."""
+
+    software: str = field(metadata={"help": "Software name."})
+    system: str = field(metadata={"help": "System name."})
+    series: str = field(metadata={"help": "Benchmark, scenario, workload and metric."})
+    baseline: str = field(metadata={"help": "Baseline version."})
+    candidate: str = field(metadata={"help": "Candidate version."})
+    gain: float = field(metadata={"help": "Direction-aware factor: above 1 is better."})
+    href: str = field(metadata={"help": "The benchmark page."})
+    series_key: str = field(default="", metadata={"help": "The analysis series."})
+    members: int = field(
+        default=1, metadata={"help": "Series of the issue (one cause): the smallest gain shown."}
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class OverviewPage:
+    """The context of ``index.html``."""
+
+    title: str = field(metadata={"help": "Site title."})
+    generated_at: str = field(metadata={"help": "When the report was built, as given."})
+    is_example: bool = field(metadata={"help": "True when any result shown is example data."})
+    counts: PageCounts = field(metadata={"help": "Totals for the summary line."})
+    headlines: tuple[Headline, ...] = field(
+        metadata={"help": "One sentence per software (newest pair), those with regressions first."}
+    )
+    software: tuple[SoftwareSummary, ...] = field(metadata={"help": "Per software, by name."})
+    has_analysis: bool = field(metadata={"help": "Whether any series could be compared."})
+    findings_stored: bool = field(metadata={"help": "Whether `tracker analyze` stored findings."})
+    open_findings: tuple[FindingIssue, ...] = field(
+        metadata={"help": "Open findings (one per issue, with its members), first 20."}
+    )
+    open_findings_total: int = field(metadata={"help": "How many issues are open."})
+    gains: tuple[GainRow, ...] = field(
+        metadata={"help": "Largest gains of the newest pairs, one per issue."}
+    )
+    losses: tuple[GainRow, ...] = field(
+        metadata={"help": "Largest losses of the newest pairs, one per issue."}
+    )
+    gains_chart: tuple[Chart, ...] = field(
+        metadata={"help": "Geometric-mean gain per system, newest pairs (none without pairs)."}
+    )
+    scaling_warnings: tuple[FindingRow, ...] = field(
+        metadata={
+            "help": "Scaling warnings not fixed, one per group and size step (the finding "
+            "with both efficiencies), first 20."
+        }
+    )
+    scaling_warnings_total: int = field(metadata={"help": "How many warnings there are."})
+    benchmarks: tuple[PageLink, ...] = field(metadata={"help": "Every benchmark page."})
+    systems: tuple[PageLink, ...] = field(metadata={"help": "Every system page."})
+    platforms: tuple[PageLink, ...] = field(
+        default=(),
+        metadata={"help": "Every round's platform comparison per accelerator, by round."},
+    )
+    training: tuple[TrainingLine, ...] = field(
+        default=(), metadata={"help": "MLPerf Training gains and scaling in words, the first 20."}
+    )
+    training_total: int = field(default=0, metadata={"help": "How many Training sentences."})
+    settings: SettingsUsed | None = field(
+        default=None, metadata={"help": "The analysis settings used and where they came from."}
+    )
+
+
+def _finite(value: float | None) -> float | None:
+    return value if value is not None and math.isfinite(value) else None
+
+
+def _software(data: ReportInput, pairs: Sequence[PairSummary]) -> tuple[SoftwareSummary, ...]:
+    versions: dict[str, list[str]] = defaultdict(list)
+    for info in data.versions:
+        versions[info.software].append(info.version)
+    by_software: dict[str, list[PairSummary]] = defaultdict(list)
+    for pair in pairs:
+        by_software[pair.software].append(pair)
+    out = []
+    for software in sorted(versions):
+        order = {v: i for i, v in enumerate(versions[software])}
+        ranked = sorted(
+            by_software[software],
+            key=lambda p: (not p.is_latest, not p.is_baseline, -order.get(p.candidate, 0)),
+        )
+        out.append(
+            SoftwareSummary(
+                software=software,
+                versions=tuple(versions[software]),
+                comparisons=tuple(
+                    CompareSummary(
+                        baseline=p.baseline,
+                        candidate=p.candidate,
+                        href=p.pages[0],
+                        issues=p.issues,
+                        target_issues=p.target_issues,
+                        scaling=p.scaling,
+                        series=p.rows,
+                        is_latest=p.is_latest,
+                        is_baseline=p.is_baseline,
+                    )
+                    for p in ranked
+                ),
+            )
+        )
+    return tuple(out)
+
+
+def pair_gains(pair: PairRun, infos: Mapping[str, SeriesInfo], names: SystemNames) -> list[GainRow]:
+    """The direction-aware software gain of every series of ``pair`` that has one."""
+    out = []
+    for c in pair.run.comparisons:
+        g = _finite(c.evidence.g)
+        info = infos.get(c.key)
+        if g is None or info is None:
+            continue
+        series = " ".join(x for x in (info.benchmark, info.scenario, info.workload) if x)
+        out.append(
+            GainRow(
+                software=pair.software,
+                system=names.of(info.system).label,
+                series=f"{series} · {info.metric}",
+                baseline=pair.baseline,
+                candidate=pair.candidate,
+                gain=math.exp(g),
+                href=benchmark_href(info.benchmark, info.scenario),
+                series_key=c.key,
+            )
+        )
+    return out
+
+
+def _gain_issues(
+    gains: Sequence[GainRow], infos: Mapping[str, SeriesInfo], points: CausePoints
+) -> list[GainRow]:
+    """One row per issue: the gains of one pair with one cause that went the same way;
+    the smallest change stands for them (the gate's most cautious figure)."""
+
+    def cause(row: GainRow) -> tuple[object, ...]:
+        info = infos.get(row.series_key)
+        if info is None:
+            return (row.series_key,)
+        labels = (info.system, info.benchmark, info.scenario, info.workload, info.metric)
+        return cause_of(info.software, *labels).key
+
+    out = []
+    for group in group_by(gains, lambda r: (r.gain > 1.0, r.baseline, r.candidate, cause(r))):
+        head = min(group, key=lambda r: abs(math.log(r.gain)))
+        infos_of = [infos[r.series_key] for r in group if r.series_key in infos]
+        if len(group) == 1 or len(infos_of) != len(group):
+            out.append(head)
+            continue
+        causes = [
+            cause_of(i.software, i.system, i.benchmark, i.scenario, i.workload, i.metric)
+            for i in infos_of
+        ]
+        first = causes[0]
+        at = where(causes, points.get(first.key, ()))
+        about = " ".join(p for p in (first.key[2], first.key[3], first.curve) if p)
+        forms = issue_forms(causes, infos_of[0].metric)
+        series = f"{about} · {forms}" + (f" {at}" if at else "")
+        out.append(replace(head, series=series, members=len(group)))
+    return out
+
+
+def _gains_chart(gains: Sequence[GainRow]) -> tuple[Chart, ...]:
+    by_system: dict[tuple[str, str, str, str], list[float]] = defaultdict(list)
+    for row in gains:
+        by_system[(row.software, row.system, row.baseline, row.candidate)].append(
+            math.log(row.gain)
+        )
+    if not by_system:
+        return ()
+    ranked = sorted(
+        ((math.exp(sum(v) / len(v)), key, len(v)) for key, v in by_system.items()),
+        key=lambda t: (-t[0], t[1]),
+    )[:40]
+    names = [f"{sw} · {system}" for _, (sw, system, _b, _c), _n in ranked]
+    values = [100.0 * (gain - 1.0) for gain, _key, _n in ranked]
+    hover = [
+        f"{sw} · {system}, {b} → {c}: {format_gain(gain)}, geometric mean of {n} series"
+        for gain, (sw, system, b, c), n in ranked
+    ]
+    chart = bar_chart(
+        "chart-gains",
+        "Software gain per system, newest pair of versions (geometric mean; → better)",
+        names,
+        values,
+        x_title="change, % (direction-aware: positive is better)",
+        hover=hover,
+    )
+    return (chart,)
+
+
+def build_overview_page(
+    data: ReportInput,
+    *,
+    generated_at: str,
+    counts: PageCounts,
+    is_example: bool,
+    findings: Sequence[FindingRow],
+    benchmarks: Mapping[str, str],
+    systems: Mapping[str, str],
+    pairs: Sequence[PairSummary],
+    gains: Sequence[GainRow],
+    issues: Sequence[FindingIssue] = (),
+    points: CausePoints | None = None,
+    training: Sequence[TrainingLine] = (),
+    platforms: Mapping[str, str] | None = None,
+) -> OverviewPage:
+    """The overview; ``benchmarks`` and ``systems`` map page paths to their titles.
+
+    ``pairs`` summarise every compared pair, ``gains`` are those of the newest pairs;
+    ``issues`` are ``findings`` grouped (:func:`~tracker.report.issues.finding_issues`),
+    ``points`` every sweep point per cause (:func:`~tracker.report.issues.cause_points`).
+    """
+    ranked = sorted(gains, key=lambda r: (-r.gain, r.software, r.system, r.series))
+    by_issue = sorted(
+        _gain_issues(ranked, data.infos, points or {}),
+        key=lambda r: (-r.gain, r.software, r.system, r.series),
+    )
+    open_rows = sorted(
+        (i for i in issues if i.head.status in ("open", "not stored")),
+        key=lambda i: finding_rank(i.head),
+    )
+    warnings = scaling_issues(
+        [f for f in findings if f.kind == "scaling_efficiency" and f.status != "fixed"]
+    )
+    return OverviewPage(
+        title=data.title,
+        generated_at=generated_at,
+        is_example=is_example,
+        counts=counts,
+        headlines=build_headlines(pairs),
+        software=_software(data, pairs),
+        has_analysis=bool(pairs),
+        findings_stored=data.findings_stored,
+        open_findings=tuple(open_rows[:20]),
+        open_findings_total=len(open_rows),
+        gains=tuple(g for g in by_issue[:10] if g.gain > 1.0),
+        losses=tuple(g for g in reversed(by_issue[-10:]) if g.gain < 1.0),
+        gains_chart=_gains_chart(ranked),
+        scaling_warnings=tuple(w.head for w in warnings[:20]),
+        scaling_warnings_total=len(warnings),
+        benchmarks=tuple(PageLink(t, h) for h, t in sorted(benchmarks.items(), key=_by_text)),
+        systems=tuple(PageLink(t, h) for h, t in sorted(systems.items(), key=_by_text)),
+        training=tuple(training[:MAX_OVERVIEW_LINES]),
+        platforms=tuple(PageLink(t, h) for h, t in (platforms or {}).items()),
+        training_total=len(training),
+        settings=data.settings,
+    )
+
+
+def _by_text(item: tuple[str, str]) -> tuple[str, str]:
+    return item[1], item[0]
