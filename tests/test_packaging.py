@@ -411,3 +411,43 @@ def test_the_readme_and_the_example_policy_cite_files_that_exist() -> None:
         paths = {path for path in cited.findall(text) if not _NOT_SHIPPED.search(path)}
         missing = sorted(path for path in paths if not (REPO_ROOT / path).exists())
         assert not missing, f"{document} cites files that are not in the repository: {missing}"
+
+
+OUTSIDE_DOCUMENTS = re.compile(
+    r"SPEC\b|DEVELOPERS\.md|anchors'? ?§|docs/anchors|format notes|llm-serving(\.md)?|"
+    r"mlperf-inference\.md|regression-trackers\.md|\.\./shared"
+)
+"""How the project's planning documents, which are not in the repository, were cited."""
+
+
+EXAMPLE_PATHS = {"tests/test_x.py", "tests/test_parse.py", "tracker/_data/"}
+"""Paths that stand for a user's files in examples, or for where a wheel installs its data."""
+
+
+def _code_and_docs() -> list[Path]:
+    """Every file of the package, its templates, migrations, jobs and documentation."""
+    found = [*sorted((REPO_ROOT / "tracker").rglob("*.py"))]
+    for folder in ("templates", "migrations", "jobs", "docs"):
+        found += sorted(
+            p
+            for p in (REPO_ROOT / folder).rglob("*")
+            if p.is_file() and p.suffix in {".py", ".html", ".md", ".toml", ".yml", ".mako"}
+        )
+    return found
+
+
+def test_every_document_the_code_cites_is_in_the_repository() -> None:
+    top = "|".join(re.escape(folder) for folder in SDIST_FOLDERS)
+    cited = re.compile(rf"(?<![\w/.-])((?:{top})/[\w./-]*[\w/])")
+    outside: dict[str, list[str]] = {}
+    missing: dict[str, list[str]] = {}
+    for path in _code_and_docs():
+        text = path.read_text("utf-8")
+        name = path.relative_to(REPO_ROOT).as_posix()
+        if found := sorted({m.group(0) for m in OUTSIDE_DOCUMENTS.finditer(text)}):
+            outside[name] = found
+        paths = {p for p in cited.findall(text) if not _NOT_SHIPPED.search(p)} - EXAMPLE_PATHS
+        if gone := sorted(p for p in paths if not (REPO_ROOT / p).exists()):
+            missing[name] = gone
+    assert outside == {}, "cites documents that are not in the repository"
+    assert missing == {}, "cites files that are not in the repository"

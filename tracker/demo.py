@@ -1,9 +1,12 @@
-"""``tracker demo``: seeded example data, ingested through the demo job, reported.
+"""``tracker demo``: seeded example data in the real formats, ingested through the demo job,
+analysed, reported and gated.
+
+``tracker demo``: seeded example data, ingested through the demo job, reported.
 
 The demo writes into its own folder (default ``demo/``): ``data/`` holds the
 example data in the real formats (LoadGen runs, AIPerf concurrency sweeps and
-MLPerf-layout rounds, see :mod:`tracker.demo` and :mod:`tracker.demo`),
-``site/`` the rendered report. It ingests through ``jobs/demo.toml``, analyses
+MLPerf-layout rounds, see the example data below),
+``site/`` the rendered report. It ingests through ``ingest/demo.toml``, analyses
 (storing the findings), renders the report and runs the gate on the newest
 version of the example serving stack against the one before, which has a
 planted 8% regression (gate verdict 1). Everything it shows is labelled as
@@ -24,7 +27,7 @@ numbers are made up. The logs have the same sections and keys as LoadGen
 
 Seeded example data for ``tracker demo``: AIPerf sweeps and MLPerf-layout rounds.
 
-Modelled on the public figures of SPEC §1, and labelled as example data
+Modelled on public figures, and labelled as example data
 everywhere (system names say "example data", the submitter is ``ExampleCorp``):
 
 * **Serving** (``serving/<version>/<workload>/trial_<n>/concurrency_<c>/``, AIPerf

@@ -1,15 +1,10 @@
-"""The names the command line offers before anything heavy is imported.
+"""Every kind of source, and what ``tracker pull`` can pull: names importable before anything heavy.
 
-``tracker --help`` and every command's options need the kinds of source and
-what can be pulled, but not the readers, the store or the network client
-behind them: the kinds come from the leaf :mod:`tracker.kinds` (the readers'
-own list), and ``PULLABLE`` stands alone (``tests/test_startup.py`` checks that
-it matches :data:`tracker.ingest.run.ROUND_REPOSITORIES`).
-
-Every kind of source, importable before anything heavy (a leaf: no other part of tracker).
-
-The readers (:mod:`tracker.formats`) detect them in this order, and the command line
-(:mod:`tracker.kinds`) offers them in ``--kind`` without importing a reader.
+The readers (:mod:`tracker.formats`) detect the kinds in the order of :data:`KINDS`, and the
+command line offers them in ``--kind`` without importing a reader: ``tracker --help`` and
+every command's options need these names, not the readers, the store or the network client
+behind them. A leaf: it imports no other part of the tracker. :data:`PULLABLE` stands alone
+(``tests/test_startup.py`` checks that it matches :data:`tracker.ingest.run.ROUND_REPOSITORIES`).
 """
 
 from __future__ import annotations

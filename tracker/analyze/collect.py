@@ -1,4 +1,6 @@
-"""One pass over the stored samples → a :class:`~tracker.analyze.collect.SampleSet`.
+"""From the store's records to the inputs of the analysis, gathered in one pass.
+
+One pass over the stored samples → a :class:`~tracker.analyze.collect.SampleSet`.
 
 :func:`collect_samples` reads each sample once and keeps its value once, in its
 series' list for its version. What the software-stack groups and the scaling

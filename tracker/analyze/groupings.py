@@ -1,4 +1,7 @@
-"""Which results may be grouped or compared: the rules, written down in one place.
+"""Which results may be grouped or compared, and which findings share a cause: the rules,
+written down in one place.
+
+Which results may be grouped or compared: the rules, written down in one place.
 
 A finding is only as sound as the group it came from. These rules decide every
 group the analysis forms (the README's "Groupings" section says the same):

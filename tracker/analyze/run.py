@@ -1,4 +1,4 @@
-"""Analyse what is stored: store → records → analysis → findings → store (SPEC §4).
+"""Analyse what is stored: store → records → analysis → findings → store.
 
 :func:`run_analysis` reads every stored result and sweep, runs the pure
 analysis (:mod:`tracker.stats`) and stores the findings; :func:`analyse` is

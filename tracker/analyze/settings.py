@@ -1,4 +1,7 @@
-"""The settings of an analysis run as stored with its findings, and read back.
+"""The settings of an analysis run: its knobs, as stored with its findings and read back,
+and the verdicts under the gate's per-series thresholds.
+
+The settings of an analysis run as stored with its findings, and read back.
 
 ``tracker analyze`` stores its settings with the findings it wrote
 (:func:`recorded_settings`); ``tracker report`` analyses with the settings of the
@@ -58,7 +61,7 @@ class SeriesThresholds(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class AnalysisSettings:
-    """The knobs of one analysis run (defaults: ``docs/anchors/regression-trackers.md`` §5.7)."""
+    """The knobs of one analysis run (defaults: :mod:`tracker.stats.defaults`)."""
 
     target_tokens_per_s_per_user: float = 50.0
     efficiency_floor: float = EFFICIENCY_FLOOR

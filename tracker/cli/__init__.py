@@ -79,8 +79,9 @@ def main() -> None:
     When the command is done, whatever it leaves is put out of the cyclic garbage
     collector's reach (``gc.freeze``), so that Python's shutdown does not walk every
     object of the modules the command loaded (SQLAlchemy, SQLModel, pydantic...) once
-    more before freeing them: 0.12 s of CPU off an ingest (issue 19). Nothing else
-    changes: exit code, output, ``atexit`` handlers and finalizers are as without it.
+    more before freeing them: 0.12 s of CPU off an ingest
+    (``benchmarks/bench_mlperf_ingest.py``). Nothing else changes: exit code, output,
+    ``atexit`` handlers and finalizers are as without it.
     Tests run :func:`cli` in their own process instead, whose collector must keep working.
     """
     try:

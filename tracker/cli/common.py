@@ -1,16 +1,4 @@
-"""Progress on stderr: bars on a terminal, plain lines everywhere else.
-
-On a terminal, ``ingest``, ``pull``, ``demo`` and ``report`` draw rich progress
-bars that vanish when done. When stderr is not a terminal (a CI log, a pipe, a
-file) the same progress is written as plain lines: the first step at once, then
-at most one line every :data:`PLAIN_EVERY_S` seconds, and the last step, so a
-long job shows it is alive without flooding the log. ``analyze`` says when it
-starts and how long it took. A failed download attempt that is retried is
-always one line (``download: URL: attempt 1 of 4 failed (...); trying again in
-1 s``), on a terminal as well, so a dead host is never silent.
-
-``TRACKER_PROGRESS`` chooses: ``auto`` (the default, as above), ``lines`` (plain
-lines even on a terminal) or ``none`` (no progress at all, retries included).
+"""What every command shares: ``Error: ...``, the store, output files and progress on stderr.
 
 What every command shares: the error shown as ``Error: ...``, the store, output files.
 
@@ -20,7 +8,7 @@ and keeps writing into ``/dev/null`` once the reader of stdout or stderr is gone
 (:class:`ClosablePipe`), so that ``tracker gate | head -1`` keeps the gate's exit
 code. ``--database-url`` is an option of the group and of every command
 (:func:`add_database_url_option`). Progress (bars, or plain lines outside a
-terminal) is in :mod:`tracker.cli.common`.
+terminal) is below.
 
 Everything printed that carries a label (from flags or from files) goes through
 :func:`tracker.text_safety.terminal_text`: control characters and escape
@@ -39,6 +27,20 @@ ingests, analyses, reports and gates in one process, accepts it.
 :func:`atomic_output` writes a file the way every file is written: under a
 temporary name beside it, renamed at the end; a failure (disk full) removes the
 temporary file and leaves the earlier file, if any, as it was.
+
+Progress on stderr: bars on a terminal, plain lines everywhere else.
+
+On a terminal, ``ingest``, ``pull``, ``demo`` and ``report`` draw rich progress
+bars that vanish when done. When stderr is not a terminal (a CI log, a pipe, a
+file) the same progress is written as plain lines: the first step at once, then
+at most one line every :data:`PLAIN_EVERY_S` seconds, and the last step, so a
+long job shows it is alive without flooding the log. ``analyze`` says when it
+starts and how long it took. A failed download attempt that is retried is
+always one line (``download: URL: attempt 1 of 4 failed (...); trying again in
+1 s``), on a terminal as well, so a dead host is never silent.
+
+``TRACKER_PROGRESS`` chooses: ``auto`` (the default, as above), ``lines`` (plain
+lines even on a terminal) or ``none`` (no progress at all, retries included).
 """
 
 from __future__ import annotations

@@ -1,4 +1,7 @@
-"""``tracker compare``: platforms per accelerator within a round, across rounds and sizes.
+"""Platforms: ``tracker compare`` (per accelerator, within a round, across rounds and sizes)
+and ``tracker systems`` (the stored systems, and aliases for renamed ones).
+
+``tracker compare``: platforms per accelerator within a round, across rounds and sizes.
 
 ``tracker systems``: the stored systems across rounds, and aliases for renamed ones.
 """

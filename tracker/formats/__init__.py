@@ -1,7 +1,7 @@
 """Source readers: one per kind of source, found by name or recognised from the files.
 
 A reader walks a :class:`tracker.sources.tree.SourceTree`, hands the bytes to a parser
-(:mod:`tracker.formats`), applies the labels of the :class:`SourceSpec` and
+(a ``parse*`` module of its format's folder), applies the labels of the :class:`SourceSpec` and
 returns a :class:`Reading`. Adding a kind is adding a module here, its kind in
 ``KINDS`` (:mod:`tracker.kinds`) and a case in ``_load``.
 

@@ -4,7 +4,7 @@
 of ``baseline`` → ``candidate`` (``analyse`` of the store's records, as
 ``run_analysis(..., save=False)`` gives it: nothing is stored, so a gate never
 changes the findings or their triage) and a :class:`~tracker.gate.policy.GatePolicy`,
-and decides (SPEC §6):
+and decides:
 
 * every comparison's verdict is decided once, in the analysis, under the policy's
   floor and q for its series (:func:`gate_settings` passes the policy as the

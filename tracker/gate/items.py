@@ -1,4 +1,11 @@
-"""The gate's items as issues: the items that share a cause, one line each.
+"""What the gate reports: one item per series, the ``missing`` and ``invalid`` kinds, and the
+items that share a cause as one issue.
+
+What the gate reports: :class:`GateItem`, its states, and how a kind's verdict counts.
+
+Used by :mod:`tracker.gate.decision` (which re-exports :class:`GateItem`).
+
+The gate's items as issues: the items that share a cause, one line each.
 
 Items are grouped by :func:`tracker.analyze.groupings.cause_of` (the points of one
 sweep, the per-accelerator form of a metric, the series at the interactivity
@@ -8,11 +15,6 @@ neither (inconclusive); measured and at-target items are one issue, invalid and
 missing items issues of their own, and each scaling item is one. An issue's
 state is the worst of its members' (one failing member fails it); its headline
 is the member of that state with the smallest change (the most cautious figure).
-
-What the gate reports: :class:`GateItem`, its states, and how a kind's verdict counts.
-
-Used by :mod:`tracker.gate.decision` (which re-exports :class:`GateItem`) and
-:mod:`tracker.gate.items`.
 
 The gate's ``missing`` kind: baseline series without a candidate result.
 

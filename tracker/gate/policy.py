@@ -1,16 +1,5 @@
-"""Triage reaches the gate: stored findings as acknowledgements, and entries for the file.
-
-``tracker findings set-status ID acknowledged|expected --note WHY`` marks a
-known regression in the database; :func:`stored_triage` turns every such
-finding of the candidate (its series, at that candidate version) into an
-:class:`~tracker.gate.policy.Acknowledgement` whose reason is the status note,
-so the gate lists it as acknowledged (with the finding's id) instead of failing
-on it. The acknowledgements file wins where both cover a series: it is the
-reviewed, version-controlled record (with author and expiry), the stored triage
-the quick one. :func:`acknowledgement_entries` writes a triaged issue as TOML
-entries of that file (``set-status --acknowledgements FILE``), so the triage
-can be committed; :func:`append_entries` appends them after checking that the
-file still parses.
+"""The gate's policy file and acknowledgements file (TOML), and stored triage as
+acknowledgements.
 
 The gate's policy file and its acknowledgements file (TOML), as frozen dataclasses.
 
@@ -50,8 +39,22 @@ An acknowledgements file, kept under version control::
 A matching, unexpired acknowledgement turns a regression (or a suspect result)
 into "acknowledged": reported, not failing. The gate also takes the stored
 findings of the candidate triaged as acknowledged or expected
-(:mod:`tracker.gate.policy`) as acknowledgements (``triage``); an entry of the
+(above) as acknowledgements (``triage``); an entry of the
 file wins over a stored triage of the same series.
+
+Triage reaches the gate: stored findings as acknowledgements, and entries for the file.
+
+``tracker findings set-status ID acknowledged|expected --note WHY`` marks a
+known regression in the database; :func:`stored_triage` turns every such
+finding of the candidate (its series, at that candidate version) into an
+:class:`~tracker.gate.policy.Acknowledgement` whose reason is the status note,
+so the gate lists it as acknowledged (with the finding's id) instead of failing
+on it. The acknowledgements file wins where both cover a series: it is the
+reviewed, version-controlled record (with author and expiry), the stored triage
+the quick one. :func:`acknowledgement_entries` writes a triaged issue as TOML
+entries of that file (``set-status --acknowledgements FILE``), so the triage
+can be committed; :func:`append_entries` appends them after checking that the
+file still parses.
 """
 
 from __future__ import annotations

@@ -1,4 +1,7 @@
-"""Ingest jobs: declarative TOML files listing sources and their labels.
+"""Ingest jobs (declarative TOML files listing sources and their labels) and where a remote
+source lives.
+
+Ingest jobs: declarative TOML files listing sources and their labels.
 
 The format is documented in ``jobs/README.md``. Parsing is pure (bytes in,
 :class:`Job` out); locations are resolved against the job's ``root`` by the caller.

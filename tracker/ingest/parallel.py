@@ -1,4 +1,7 @@
-"""Folders on all cores: a large folder source read by a pool of worker processes.
+"""Folders on all cores: a large folder source read by a pool of worker processes, with
+fewer garbage collections while it is read and stored.
+
+Folders on all cores: a large folder source read by a pool of worker processes.
 
 A reader that can read a source in parts (an MLPerf Inference round:
 :func:`tracker.formats.mlperf_inference.read_parallel.read_round_parallel`) is given an

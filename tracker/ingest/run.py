@@ -1,4 +1,13 @@
-"""``tracker pull mlperf-inference|mlperf-training``: where published rounds live; pulling one.
+"""Ingest: one source end to end (find the runs, read, parse, label, store), and ``tracker
+pull`` for published rounds.
+
+Ingest: find the runs in a source, read their files, parse, label and store.
+
+This layer opens files (parsers never do), applies the labels the files do not
+carry (software version, system, benchmark), hashes what it read, and hands one
+source at a time to the store, which writes it in one transaction.
+
+``tracker pull mlperf-inference|mlperf-training``: where published rounds live; pulling one.
 
 Each MLPerf Inference round is the GitHub repository
 ``mlcommons/inference_results_vX.Y``, each Training round
@@ -10,12 +19,6 @@ every result can be traced to the commit it came from.
 
 The notes an ingest gives about a source: results stored as invalid, and stored
 results the source disagrees with (an upstream correction of an MLPerf round).
-
-Ingest: find the runs in a source, read their files, parse, label and store.
-
-This layer opens files (parsers never do), applies the labels the files do not
-carry (software version, system, benchmark), hashes what it read, and hands one
-source at a time to the store, which writes it in one transaction.
 """
 
 from __future__ import annotations

@@ -1,5 +1,4 @@
-"""What storing a source did: plain records, importable without the database libraries
-(the ingest use case names them whether or not it opens the database).
+"""Plain records of results: what sources hold, what the store keeps, and what storing did.
 
 Plain records passed between the layers.
 
@@ -7,6 +6,9 @@ Parsers return :class:`ParsedResult`; the ingest layer adds the labels the
 files do not carry and hands :class:`ResultRecord` objects to the store; the
 store answers queries with :class:`ExportRow` and :class:`SeriesPoint`. No
 record holds a database object, so nothing above the store sees the ORM.
+
+What storing a source did: plain records, importable without the database libraries
+(the ingest use case names them whether or not it opens the database).
 """
 
 from __future__ import annotations
@@ -232,7 +234,7 @@ class SeriesPoint:
 
 @dataclass(frozen=True, slots=True)
 class ExportRow:
-    """One stored result with the keys of SPEC §7 (``None`` where not applicable)."""
+    """One stored result with its keys and labels (``None`` where not applicable)."""
 
     source_kind: str
     round: str | None

@@ -1,10 +1,5 @@
-"""Long tables split into pages of at most :data:`PAGE_ROWS` rows, linked to each other.
-
-A comparison of 10,000 series or 30,000 findings is one page per thousand rows:
-the first keeps the page's usual path (``compare/<slug>.html``,
-``findings.html``), the next ones add ``-2``, ``-3``… (:func:`page_href`), and
-every page links to all of them with relative links. Rows keep their order
-across pages (worst first, open first); a click on a column sorts one page.
+"""Pieces every page shares: system names, findings as rows, the key lookup, and long
+tables split into linked pages.
 
 Pieces every page shares: system names, findings as rows, the key lookup.
 
@@ -12,6 +7,14 @@ A system is identified by its key (``submitter/name``): two submitters' systems
 of one name get a page each and are labelled with their submitter
 (:class:`SystemNames`). The slugs and links of :mod:`tracker.report.urls` are
 importable from here too.
+
+Long tables split into pages of at most :data:`PAGE_ROWS` rows, linked to each other.
+
+A comparison of 10,000 series or 30,000 findings is one page per thousand rows:
+the first keeps the page's usual path (``compare/<slug>.html``,
+``findings.html``), the next ones add ``-2``, ``-3``… (:func:`page_href`), and
+every page links to all of them with relative links. Rows keep their order
+across pages (worst first, open first); a click on a column sorts one page.
 """
 
 from __future__ import annotations

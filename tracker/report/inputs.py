@@ -1,4 +1,7 @@
-"""What the report is built from: plain records and analysis results, never the database.
+"""What the report is built from (plain records and analysis results, never the database),
+with the analysis settings it names and the MLPerf Training scores it shows.
+
+What the report is built from: plain records and analysis results, never the database.
 
 :func:`tracker.report.publish.gather_report_input` fills a :class:`ReportInput` from the
 store (and an analysis run); tests build one by hand. Only ``points`` and

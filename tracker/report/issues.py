@@ -2,7 +2,7 @@
 
 One change in a serving stack shows in many series: every point of a sweep, the
 per-accelerator form of each metric and the derived series at the interactivity
-target (issue #16: "one issue, one line"). The report groups them exactly as
+target ("one issue, one line"). The report groups them exactly as
 the gate and ``tracker findings`` do (:mod:`tracker.analyze.groupings`), so the
 overview's sentence, its gains and losses and the findings pages count the
 demo's planted −8% as one regression, named with its points

@@ -1,4 +1,7 @@
-"""Rendering the static site: the Jinja environment, pages and assets.
+"""Rendering the static site: the Jinja environment, pages and assets, written into a
+temporary folder beside the site and moved into place at the end.
+
+Rendering the static site: the Jinja environment, pages and assets.
 
 The output is self-contained (relative links, no CDN: ``templates/static/``,
 with the vendored plotly.js basic bundle :data:`CHART_JS`, is copied into
@@ -7,7 +10,7 @@ same contexts give the same bytes, because the time of generation is part of
 the contexts and never read from the clock. Pages in a sub-folder
 (``benchmark/``, ``system/``, ``compare/``) get ``root = "../"``.
 :class:`PageWriter` writes one page at a time, so the site is never held whole,
-into the temporary folder of a render (:mod:`tracker.report.render` moves it
+into the temporary folder of a render (the staging below moves it
 into place).
 
 Where a render writes: a temporary folder beside the site, moved into place at the end.

@@ -1,4 +1,6 @@
-"""Archives read in place as source trees: ``.tar.gz``/``.tgz``/``.tar`` (and bz2, xz) and ``.zip``.
+"""Archives read in place as source trees, and recognised unchanged before they are opened.
+
+Archives read in place as source trees: ``.tar.gz``/``.tgz``/``.tar`` (and bz2, xz) and ``.zip``.
 
 Nothing is extracted to disk. Opening a tar reads its member index in one
 forward pass over the stream (:mod:`tracker.sources.tar`), keeping in
@@ -7,7 +9,7 @@ not source trees, images, binaries, accuracy or trace logs), so an ingest
 decompresses the archive once; a member that was not kept is read in a second
 pass if a reader asks for it after all. A zip's members are read in place.
 An unchanged archive is recognised before it is opened at all
-(:mod:`tracker.sources.archive`).
+(below).
 
 Archives are never trusted, and a hostile entry refuses the whole archive
 (:class:`~tracker.errors.ParseError` naming the archive and the member): an

@@ -1,4 +1,7 @@
-"""A compressed tar stream read forward only, decompressed in large steps.
+"""Tar streams read by hand: compressed streams read forward in large steps, member headers
+parsed to exactly what :mod:`tarfile` reads, and the way back to tarfile's own code.
+
+A compressed tar stream read forward only, decompressed in large steps.
 
 :mod:`gzip` (and :mod:`bz2`, :mod:`lzma`) files seek forward by decompressing
 8 KiB at a time into Python objects; a round of 25,000 members, most of them
@@ -25,14 +28,6 @@ padding after a gzip stream), and raises :class:`EOFError` for a stream cut
 short, :class:`zlib.error` / :class:`OSError` / :class:`lzma.LZMAError` for
 damaged data (raised in the reader's thread, where the piece was wanted).
 
-The limits of the tar header walk and the way back to :mod:`tarfile`'s own header code.
-
-:mod:`tracker.sources.tar` reads headers by hand; whatever it is not sure of is
-read again by tarfile's code from the same bytes (:class:`Replay`, :class:`ReplayHeader`),
-with the same limits: an extended header over :data:`EXTENDED_HEADER_LIMIT` or below
-zero, chains over :data:`CHAIN_LIMIT`, headers over :data:`HEADERS_LIMIT` for one member
-are :class:`Refused` before they are read.
-
 Tar member headers read by hand, to exactly what :mod:`tarfile` reads from them.
 
 :mod:`tarfile` spends about 12 µs of Python on each 512-byte header (every
@@ -57,6 +52,14 @@ Hostile headers are :class:`Refused` before they are read: an extended header
 over :data:`EXTENDED_HEADER_LIMIT` or below zero (``read(-1024)`` reads all),
 chains over :data:`CHAIN_LIMIT`, headers over :data:`HEADERS_LIMIT` for one
 member. Errors of no tar kind from tarfile's code come out as :class:`Malformed`.
+
+The limits of the tar header walk and the way back to :mod:`tarfile`'s own header code.
+
+This module reads headers by hand; whatever it is not sure of is
+read again by tarfile's code from the same bytes (:class:`Replay`, :class:`ReplayHeader`),
+with the same limits: an extended header over :data:`EXTENDED_HEADER_LIMIT` or below
+zero, chains over :data:`CHAIN_LIMIT`, headers over :data:`HEADERS_LIMIT` for one member
+are :class:`Refused` before they are read.
 """
 
 from __future__ import annotations

@@ -1,4 +1,15 @@
-"""What an ingested source looked like, so that an unchanged one is not read again.
+"""Trails (the signatures of what a tree listed, probed and read) and snapshots of ingested
+sources, so that an unchanged source is not read again.
+
+Trails: the signatures of what a folder tree listed, probed and read.
+
+A signature is a folder's or a file's ``stat`` data that changes whenever what
+a reader saw there may have changed (see :mod:`tracker.sources.tree` and
+below). A :class:`Trail` is an earlier trail, checked again
+on an unchanged re-ingest: some 200,000 entries for a round of 20,000 results,
+hence plain text and a single pass of ``stat`` calls (:func:`signatures`).
+
+What an ingested source looked like, so that an unchanged one is not read again.
 
 After a source is stored without errors, its *trail* (the signature of every
 folder listed and file read: size, mtime, ctime and inode; for an archive,
@@ -11,14 +22,6 @@ Any difference, or a database that lacks the source, means a full read (so a
 stale snapshot can only cost time, never data). This is the rule git and
 rsync rely on; a tool that edits a file and restores its mtime and ctime
 cannot, as ctime cannot be set.
-
-Trails: the signatures of what a folder tree listed, probed and read.
-
-A signature is a folder's or a file's ``stat`` data that changes whenever what
-a reader saw there may have changed (see :mod:`tracker.sources.tree` and
-:mod:`tracker.sources.trail`). A :class:`Trail` is an earlier trail, checked again
-on an unchanged re-ingest: some 200,000 entries for a round of 20,000 results,
-hence plain text and a single pass of ``stat`` calls (:func:`signatures`).
 """
 
 from __future__ import annotations

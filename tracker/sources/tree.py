@@ -1,14 +1,5 @@
-"""A folder tree read in parts by other processes, and what each part brings back.
-
-Reading a large folder source on all cores (:mod:`tracker.ingest.parallel`)
-gives each worker process its own :class:`PartedFolderTree` of the same folder
-under the same location, so that it names files exactly as the whole tree
-would. What a worker's tree read, listed and could not take comes back as a
-:class:`TreePart` (plain, picklable data) and is absorbed by the tree of the
-source (:meth:`PartedFolderTree.absorb`): its artifacts, trail, problems and
-left-out entries are then those of one tree that read every part itself.
-
-Helpers of :class:`~tracker.sources.tree.FolderTree`: lines of a file read whole, listings.
+"""The files of one source, a record of every file read from it, and a folder tree read in
+parts by other processes.
 
 The files of one source, and a record of every file read from it.
 
@@ -33,6 +24,18 @@ followed. What cannot be taken is reported, never skipped in silence
 (:meth:`FolderTree.problems`): a folder that cannot be listed (no permission),
 a link that loops, a name that is not valid UTF-8 (the entries beside it are
 still read); the files left out are named by :meth:`FolderTree.not_regular`.
+
+Helpers of :class:`~tracker.sources.tree.FolderTree`: lines of a file read whole, listings.
+
+A folder tree read in parts by other processes, and what each part brings back.
+
+Reading a large folder source on all cores (:mod:`tracker.ingest.parallel`)
+gives each worker process its own :class:`PartedFolderTree` of the same folder
+under the same location, so that it names files exactly as the whole tree
+would. What a worker's tree read, listed and could not take comes back as a
+:class:`TreePart` (plain, picklable data) and is absorbed by the tree of the
+source (:meth:`PartedFolderTree.absorb`): its artifacts, trail, problems and
+left-out entries are then those of one tree that read every part itself.
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
-"""The analysis: pure functions over arrays, returning frozen dataclasses (SPEC §4).
+"""The statistics: pure functions over arrays, returning frozen dataclasses.
 
 Nothing here touches the database, files or the terminal; the store feeds it
-plain rows and stores what comes back. Method, defaults and anchors:
-``docs/anchors/regression-trackers.md`` §5; defaults live in
-:mod:`tracker.stats.defaults` and every one can be overridden per call.
+plain rows and stores what comes back. Each module's docstring describes its
+method and where it comes from; the defaults live in :mod:`tracker.stats.defaults`,
+each with its source, and every one can be overridden per call.
 
 Feeding it from plain rows
 --------------------------

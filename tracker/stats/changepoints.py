@@ -1,8 +1,10 @@
-"""Change points over each version history (report annotations, SPEC §4, anchors §5.4).
+"""Change points over each version history: one-point spikes removed, then E-Divisive means.
+
+Change points are found over each version history, for the report's annotations.
 
 Each series is reduced to one level per version (the median of its samples),
-taken to log space, de-spiked (:mod:`tracker.stats.changepoints`) and searched with
-the E-Divisive means split/merge of :mod:`tracker.stats.changepoints`. Series with
+taken to log space, de-spiked (below) and searched with
+the E-Divisive means split/merge (below). Series with
 fewer than ``min_points`` usable versions are skipped, and the result says so.
 Versions whose level is not positive and finite are left out of the search and
 listed in the result.
@@ -14,25 +16,13 @@ and a lower magnitude floor, so that false alarms do not grow with length
 (:data:`tracker.stats.defaults.CHANGE_POINT_REFERENCE_POINTS`). One-point spikes
 are also removed at both ends of a series (a one-point segment is no change point).
 Series of up to one window also accept a *bump*, a level that leaves and comes
-back, at both of its edges (:mod:`tracker.stats.changepoints`).
-
-Removal of one-point spikes that revert (Conbench's outlier rule, Hampel-style).
-
-A point is a spike when it lies far from *both* neighbours while the
-neighbours agree with each other; it is replaced by their mean. "Far" is
-``k`` noise scales, the scale being the MAD of first differences over √2
-(the noise of one point when the differences are noise). Work in log space so
-that the rule does not depend on units.
-
-Unlike the sequential ten-line filter of the anchors' Appendix A, all
-interior points are judged against the *original* neighbours at once, so the
-rule vectorises over many series; two adjacent spikes are left alone by both.
+back, at both of its edges (below).
 
 E-Divisive means with Otava's split/merge, vectorised over many series at once.
 
 Written from the papers (Matteson & James 2014, "A nonparametric approach for
-multiple change point analysis"; Fleming et al. 2023, "Hunter") and the
-anchors' §5.4, not copied from any implementation.
+multiple change point analysis"; Fleming et al. 2023, "Hunter", the method of Apache
+Otava), not copied from any implementation.
 
 * **Split.** In each window, binary segmentation: the candidate is the
   ``(τ, κ)`` that maximises the energy statistic
@@ -62,6 +52,18 @@ anchors' §5.4, not copied from any implementation.
 Windows of ``window`` points step by half a window (Otava steps to the last
 change point found when that is further; here the step is fixed, so windows can
 be processed as one batch).
+
+Removal of one-point spikes that revert (Conbench's outlier rule, Hampel-style).
+
+A point is a spike when it lies far from *both* neighbours while the
+neighbours agree with each other; it is replaced by their mean. "Far" is
+``k`` noise scales, the scale being the MAD of first differences over √2
+(the noise of one point when the differences are noise). Work in log space so
+that the rule does not depend on units.
+
+Unlike a sequential filter that judges each point against already-filtered ones, all
+interior points are judged against the *original* neighbours at once, so the
+rule vectorises over many series; two adjacent spikes are left alone by both.
 """
 
 from __future__ import annotations

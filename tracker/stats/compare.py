@@ -1,4 +1,7 @@
-"""Two-version comparison, the gate's engine (SPEC §4, anchors §5.3).
+"""Two-version comparisons and their verdicts: each series' evidence, two directional BH
+families, and the rules that turn them into verdicts.
+
+Two-version comparison, the gate's engine.
 
 For every series that has both versions, :func:`collect_evidence` measures the
 change ``g = s·ln(candidate/baseline)`` of the medians and tests it:
@@ -34,7 +37,8 @@ the whole history (the shift from the history mean), and the floor is judged on
 the change against the history's level (``level_g``): the history is one level
 by the test's own assumption, and its mean estimates the baseline version's level
 with a noise of ``σ/√n`` instead of ``σ``. A floor on the single baseline value
-lost 2.5% of the 10% drops at 2% noise to that noise alone (issue 15). When the
+lost 2.5% of the 10% drops at 2% noise to that noise alone
+(``benchmarks/bench_detection.py``). When the
 baseline itself lies past the floor from the history's level on the side of the
 change (a step *at* the baseline, reported by the previous comparison), the
 floor is judged on ``g`` as before, unless the candidate has come back past
@@ -66,7 +70,7 @@ run's false-discovery rate is the chance that it confirms anything, and two
 families at the full level each confirmed something in about ``2·q_level`` of
 such runs (``test_analysis_directional``). With a tenth of 1,000 single-value
 series losing 10%, the full level also let 0.7% of the unchanged ones become
-REGRESSION at 10 and 20 versions of history, where issue 15 asks for 0.3%; a
+REGRESSION at 10 and 20 versions of history, where the target is 0.3%; a
 z-test that *knows* each series' level and noise lets 0.56% through at the full
 level and 0.32% at half of it (``benchmarks/bench_detection.py``,
 ``single_oracle``), so no test of the data could have met that at the full level.

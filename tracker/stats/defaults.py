@@ -1,8 +1,8 @@
-"""Default thresholds of the analysis, with the anchor each one comes from.
+"""Default thresholds of the analysis, with the source each one comes from.
 
 Every default is a module constant and every public function takes it as an
-overridable argument (the gate's policy file sets them per metric). The
-numbers follow ``docs/anchors/regression-trackers.md`` §5.7.
+overridable argument (the gate's policy file sets them per metric). Each
+constant's docstring names the tool or measurement its value comes from.
 
 Floors are compared with ``|g|``, the direction-aware log-ratio
 ``g = s·ln(new/base)``: a floor of 0.05 is a drop of 4.9% or a gain of 5.1%.
@@ -63,7 +63,8 @@ FLOOR_SINGLE = 0.05
 
 SUSPECT_P = 0.01
 """A drop past the floor that the family does not confirm is SUSPECT only when its own
-one-sided p is below this (at CV 2%: ≤ 1% of unchanged series, issue 15)."""
+one-sided p is below this (at CV 2%: ≤ 1% of unchanged series, measured by
+``benchmarks/bench_detection.py``)."""
 
 ADVICE_LEVEL = 0.0025
 """One-sided level a re-run is sized for (:func:`~tracker.stats.significance.advised_repeats`):

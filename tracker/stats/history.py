@@ -2,12 +2,13 @@
 
 The test
 --------
-Bencher's ``t_test`` model, as the anchors' §5.3 B recommends: with the mean
+Bencher's ``t_test`` model: with the mean
 ``m`` and sample variance ``s²`` of the log history (``n`` points), under "no
 change" and Gaussian noise of one level, ``(y − m) / (s·√(1 + 1/n))`` has
 Student's t distribution on ``n − 1`` df, whatever the noise level: the
-*prediction interval*. It holds its nominal rate where MAD-based scales do not
-(anchors §4). Two additions make it usable at 5–20 versions (issue 15):
+*prediction interval*. It holds its nominal false-alarm rate, where scales built on the
+median absolute deviation flag too often on short histories. Two additions make it
+usable at 5–20 versions:
 
 1. **Outliers set aside by a test with a known cost on clean data.** Each
    point's *externally studentised* deviation from the others,

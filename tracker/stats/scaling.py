@@ -1,4 +1,4 @@
-"""Scaling efficiency across accelerator counts (SPEC §4, anchors §5.5).
+"""Scaling efficiency across accelerator counts.
 
 Results that differ only in their accelerator (or node) count form a scaling
 group: same :class:`ScalingKey` (submitter, accelerator model, benchmark,

@@ -1,4 +1,15 @@
-"""Software gain: how much better a series got from one version to another.
+"""Series (one metric of one benchmark point on one system, across ordered versions)
+and their software gains.
+
+Series: one metric of one benchmark point on one system, across ordered versions.
+
+A series is the unit every comparison works on. Its versions are in their
+explicit order (the caller sorts them, e.g. with :func:`tracker.versions.order_versions`);
+each version holds one sample (MLPerf) or several repeats (local runs).
+Comparisons are direction-aware in log space: ``g = s·ln(new/base)`` with
+``s = +1`` when higher is better and ``-1`` otherwise, so ``g < 0`` is worse.
+
+Software gain: how much better a series got from one version to another.
 
 The gain of a series is direction-aware, ``exp(g)`` with ``g = s·ln(new/base)``:
 2.0 means twice the throughput or half the latency, 0.8 a 20% loss of
@@ -11,14 +22,6 @@ software (versions ``TensorRT 10.11``, ``TensorRT 10.14``).
 
 Aggregates are geometric means of the gains, with the count of series, per
 system or per benchmark (or any grouping function).
-
-Series: one metric of one benchmark point on one system, across ordered versions.
-
-A series is the unit every comparison works on. Its versions are in their
-explicit order (the caller sorts them, e.g. with :func:`tracker.versions.order_versions`);
-each version holds one sample (MLPerf) or several repeats (local runs).
-Comparisons are direction-aware in log space: ``g = s·ln(new/base)`` with
-``s = +1`` when higher is better and ``-1`` otherwise, so ``g < 0`` is worse.
 """
 
 from __future__ import annotations

@@ -1,20 +1,7 @@
-"""Cost per token from an optional price book (SPEC §1, §4).
+"""LLM-serving figures: throughput at an interactivity target, read from a concurrency
+sweep, and cost per token from a price book.
 
-A price book is a TOML file of accelerator names and their price per
-accelerator-hour in dollars, one per line::
-
-    # $/accelerator-hour
-    "NVIDIA B200-SXM-180GB" = 6.25
-    "NVIDIA H200-SXM-141GB" = 3.80
-
-``$/1M output tokens = price_per_hour × accelerators / (tokens_per_s × 3600) × 1e6``;
-the same hourly cost over the input tokens/s, or over input + output tokens/s, gives
-$/1M input tokens and $/1M tokens in all (:func:`token_costs`).
-
-Names are matched exactly, up to case and runs of whitespace; there is no
-substring matching ("B200" would also match "GB200").
-
-Throughput at an interactivity target, from a concurrency sweep (SPEC §4, llm-serving §6.2).
+Throughput at an interactivity target, from a concurrency sweep (as InferenceX reads its curves).
 
 Each sweep point is ``(x, y)`` = (output tokens/s per user, tokens/s per
 accelerator); the statistic behind ``x`` (``"median 1/TPOT"``, ``"p90 1/TPOT"``,
@@ -32,6 +19,22 @@ accelerator); the statistic behind ``x`` (``"median 1/TPOT"``, ``"p90 1/TPOT"``,
 throughput among points that meet the target (``x ≥ target``), or ``None``.
 Across versions, the throughput at the target is itself a series
 (:func:`throughput_series`), which the comparison and change-point code can use.
+
+Cost per token from an optional price book.
+
+A price book is a TOML file of accelerator names and their price per
+accelerator-hour in dollars, one per line::
+
+    # $/accelerator-hour
+    "NVIDIA B200-SXM-180GB" = 6.25
+    "NVIDIA H200-SXM-141GB" = 3.80
+
+``$/1M output tokens = price_per_hour × accelerators / (tokens_per_s × 3600) × 1e6``;
+the same hourly cost over the input tokens/s, or over input + output tokens/s, gives
+$/1M input tokens and $/1M tokens in all (:func:`token_costs`).
+
+Names are matched exactly, up to case and runs of whitespace; there is no
+substring matching ("B200" would also match "GB200").
 """
 
 from __future__ import annotations

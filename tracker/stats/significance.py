@@ -1,7 +1,18 @@
-"""Two-sample comparisons of repeats, vectorised over many series of equal shape.
+"""Significance over many series at once: t-tests from summary statistics, two-sample
+tests of repeats, noise variances pooled by empirical Bayes, Benjamini–Hochberg q-values.
+
+Vectorised two-sample t-tests from summary statistics.
+
+scipy's ``ttest_ind`` warns (and our tests turn warnings into errors) when both
+samples are constant; these versions define that case instead: equal means
+give p = 1, different means p = 0 (a difference with no noise at all).
+Means closer than :data:`TINY` count as equal, variances below ``TINY²`` as zero,
+which keeps results stable when all values are scaled by a constant.
+
+Two-sample comparisons of repeats, vectorised over many series of equal shape.
 
 All inputs are log values, one row per series: ``base`` of shape ``(m, n_a)`` and
-``cand`` of shape ``(m, n_b)``. The test follows the anchors' §5.3 A: Welch's t
+``cand`` of shape ``(m, n_b)``. The test follows asv's and Bencher's practice: Welch's t
 on log values for few repeats, Mann–Whitney U from :data:`MWU_MIN_REPEATS` up
 (exact to :data:`MWU_EXACT_MAX`), after checking, as asv's ``is_different``
 does, that the test can reach the significance level at all.
@@ -12,14 +23,6 @@ draw of positions per sample size serves every series, and a resample's median
 is a gather. When both sides have the same size, the two pairings of the two
 position draws are pooled, so swapping baseline and candidate gives exactly the
 negated CI.
-
-Vectorised two-sample t-tests from summary statistics.
-
-scipy's ``ttest_ind`` warns (and our tests turn warnings into errors) when both
-samples are constant; these versions define that case instead: equal means
-give p = 1, different means p = 0 (a difference with no noise at all).
-Means closer than :data:`TINY` count as equal, variances below ``TINY²`` as zero,
-which keeps results stable when all values are scaled by a constant.
 
 Empirical-Bayes pooling of noise variances across the series of one run (Smyth 2004).
 
@@ -47,16 +50,17 @@ Bayes methods for assessing differential expression", 2004), used as published:
 Where the model is wrong the run's p-values stay calibrated on average but not
 per series: with noise levels spread ±30% around one value, the noisiest
 tenth of the series reaches raw p < 0.005 two to three times as often as
-nominal (measured, issue 15), the quietest less often. The pooling is skipped
+nominal (measured by ``benchmarks/bench_detection.py``), the quietest less often.
+The pooling is skipped
 below ``min_series`` series with a usable variance (the prior would be a guess).
 
 Multiple testing: Benjamini–Hochberg q-values over one analysis run.
 
 Every p-value of one run (all series, all metrics, all version pairs) goes into
 one call, and the family size is reported with the result: BH's power falls as
-the family grows, so a reader needs it to judge a "no change". No anchor tracker
-corrects for multiple testing; §4 of the anchors doc measured 33–49 false flags
-per 1,000 raw tests against 0–5 after BH.
+the family grows, so a reader needs it to judge a "no change". Neither asv, Bencher, Otava
+nor Conbench corrects for multiple testing; on 1,000 unchanged series, raw tests flag
+33–49 of them against 0–5 after BH.
 """
 
 from __future__ import annotations

@@ -1,4 +1,7 @@
-"""Findings: one analysis run's findings saved by fingerprint, listed, and triaged.
+"""Findings and analysis runs: one run's findings saved by fingerprint with its settings,
+listed, and triaged.
+
+Findings: one analysis run's findings saved by fingerprint, listed, and triaged.
 
 A person's triage is never overwritten by an analysis that ran at the same time.
 The analysis reads the stored findings and writes them back in one transaction,
@@ -13,7 +16,7 @@ a concurrent writer (a finding both inserted) makes the transaction run again.
 Analysis runs: the settings each stored analysis used, saved with its findings.
 
 :func:`add_run` writes one row inside the transaction that saves the run's
-findings (:mod:`tracker.store.findings`), so a run's settings are stored exactly
+findings (above), so a run's settings are stored exactly
 when its findings are; :func:`latest_run` reads the newest back for the report.
 """
 

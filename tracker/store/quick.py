@@ -5,7 +5,7 @@ matches, an archive whose identity is unchanged, a ``304`` from the server)
 only needs to know that the database holds that source. On a SQLite file at
 the schema's head that is one query, and asking it through SQLAlchemy cost
 more than the rest of the command (importing SQLAlchemy, SQLModel and the
-models: about 0.4 s of CPU, issue 19). :meth:`tracker.store.facade.Store.open`
+models: about 0.4 s of CPU). :meth:`tracker.store.facade.Store.open`
 with ``defer=True`` uses this module to leave the database closed while a
 SQLite file at head can answer, and opens it as always at the first other use.
 

@@ -1,11 +1,14 @@
-"""Reading: the queries behind :class:`tracker.store.facade.Store`'s lists and streams.
+"""Reading: the queries behind :class:`tracker.store.facade.Store`'s lists and streams, and
+the plain records built from their rows.
+
+Reading: the queries behind :class:`tracker.store.facade.Store`'s lists and streams.
 
 The streams of every result (analysis samples, series points) read the small
 label tables first and then the results by their ids alone, in batches, so
 memory stays bounded and no row is joined; the export and the sweeps join the
 labels in the query (:func:`_join_labels`).
 
-Rows to records: the plain records :mod:`tracker.store.read` builds from query rows.
+Rows to records: the plain records the queries above build from their rows.
 """
 
 from __future__ import annotations

@@ -1,4 +1,7 @@
-"""Writing a source: its artifacts, results and the systems, versions, benchmarks
+"""Writing a source in one transaction (many rows at once), and the stored results a source
+disagrees with (an upstream correction).
+
+Writing a source: its artifacts, results and the systems, versions, benchmarks
 and metrics they refer to, in one transaction, retried when a concurrent writer
 conflicts with it.
 

@@ -1,4 +1,6 @@
-"""MLPerf LoadGen logs: ``mlperf_log_detail.txt`` and ``mlperf_log_summary.txt``.
+"""MLPerf LoadGen logs: ``mlperf_log_detail.txt`` and ``mlperf_log_summary.txt`` → results.
+
+MLPerf LoadGen logs: ``mlperf_log_detail.txt`` and ``mlperf_log_summary.txt``.
 
 The primary metric follows the MLCommons submission checker
 (``performance_check.py``): the detail-log key chosen by LoadGen's effective
@@ -31,7 +33,7 @@ other line is decoded in full and reported with its number if it is not JSON.
 
 The rest of a LoadGen summary log, for runs read from the summary alone.
 
-:mod:`tracker.formats.loadgen.parse` reads the primary metric and the main latency
+This module reads the primary metric and the main latency
 lines of ``mlperf_log_summary.txt``; this module completes the secondary
 metrics so that a summary-only run keeps what its detail log would have given
 (names as in the detail-log mapping, latencies in ms): every latency

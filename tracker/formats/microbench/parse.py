@@ -1,4 +1,7 @@
-"""The generic benchmark format (``--kind bench-json``) and Bencher's Metric Format → results.
+"""The generic benchmark format (and Bencher's Metric Format) → results, with the units and
+directions every microbenchmark metric is named by.
+
+The generic benchmark format (``--kind bench-json``) and Bencher's Metric Format → results.
 
 Two shapes of one JSON file (``docs/formats/generic-benchmark.md``):
 

@@ -1,10 +1,10 @@
-"""MLPerf Endpoints points (llm-serving.md §5) → serving points.
+"""MLPerf Endpoints points → serving points.
 
 A point is a folder with ``result_summary.json`` (the client's report; times in
 **nanoseconds**) and, in a submission or run folder, ``point.yaml``
 (concurrency, model, precision, load pattern) and ``system_desc.json``
 (system, accelerators, software strings). The metrics follow the Endpoints
-rules (§5.3), as the checker and ``mlperf-viz`` compute them:
+rules, as the checker and ``mlperf-viz`` compute them:
 
 * ``output_tokens_per_s`` = ``output_sequence_lengths.total`` / duration
   (``system_tps``; the file's own ``system_tps``/``tps`` is used only when the

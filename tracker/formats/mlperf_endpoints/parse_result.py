@@ -1,7 +1,7 @@
 """An MLPerf Endpoints result folder of a published round, read as the checker reads it.
 
 From v6.1 a result folder ``results/<system>/<benchmark>/<scenario>/`` may hold
-an MLPerf Endpoints run instead of LoadGen logs (format notes §13):
+an MLPerf Endpoints run instead of LoadGen logs:
 ``performance/result_summary.json`` (times in nanoseconds), ``config.yaml``
 and ``accuracy/accuracy_results.json``. The submission checker
 (``parsers/endpoints_parser.py``) maps the file's fields to LoadGen keys, so

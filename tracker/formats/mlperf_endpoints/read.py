@@ -1,4 +1,7 @@
-"""MLPerf Endpoints points: submission trees, run folders, and ``mlperf-viz`` bundles.
+"""MLPerf Endpoints points (``--kind mlperf-endpoints``): submission trees, run folders,
+``mlperf-viz`` bundles, and a result folder named on its own inside a round tree.
+
+MLPerf Endpoints points: submission trees, run folders, and ``mlperf-viz`` bundles.
 
 A point folder holds ``result_summary.json`` (directly or in ``performance/``)
 beside ``point.yaml`` and/or ``system_desc.json`` (the v1.0 submission tree

@@ -1,4 +1,7 @@
-"""An MLPerf Endpoints result folder inside a round: one result, labelled like a LoadGen one.
+"""An MLPerf Endpoints result folder inside a round: one result, labelled like a LoadGen
+one (and the round's YAML files decoded).
+
+An MLPerf Endpoints result folder inside a round: one result, labelled like a LoadGen one.
 
 The folder's files were read in the round's one pass (:mod:`.mlperf_read`);
 here they become the result the checker would publish

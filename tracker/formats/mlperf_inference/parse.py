@@ -1,21 +1,10 @@
-"""The scenarios the submission checker accepts per model and system type, round by round.
-
-``MODEL_CONFIG[version]`` of ``mlcommons/inference`` lists, per system type
-(``datacenter``, ``edge``, ``datacenter,edge``), the required and optional
-scenarios of each model: ``tools/submission/submission_checker.py`` for
-v4.0/v4.1, ``tools/submission/submission_checker/constants.py`` for
-v5.0-v6.0 (``Config.set_type``, ``get_required``, ``get_optional``). In the
-closed and network divisions the checker rejects a result whose scenario is
-neither required nor optional for its model ("ignoring scenario ... (neither
-required nor optional)"; ``Loader.check_scenarios``' unknown scenarios), and
-a model the system type does not run at all ("has an invalid model ...,
-system_type=..."). The open division is not held to the table, and rounds
-whose table is not known here (v6.1 on) are not checked.
+"""An MLPerf Inference result as the submission checker reads it: the primary metric of a
+run, the canonical names of benchmarks and scenarios, the scenarios each round accepts.
 
 The primary metric of a published MLPerf Inference result, as the checker computes it.
 
 Follows ``tools/submission/submission_checker`` of ``mlcommons/inference``
-(``performance_check.py``, ``constants.py``; format notes §9):
+(``performance_check.py``, ``constants.py``):
 
 * the benchmark folder is mapped to the official model (exact name, built-in
   aliases such as ``resnet50`` → ``resnet``, the submitter's
@@ -50,6 +39,20 @@ Only spelling is canonical here (case, ``_`` for ``.`` between digits): an
 open-division name that a submitter maps to an official model through
 ``model_mapping.json`` (``llama3_1-405b_pruned``) stays its own benchmark, and so
 does ``resnet50`` (a name, not a spelling, of the checker's ``resnet``).
+
+The scenarios the submission checker accepts per model and system type, round by round.
+
+``MODEL_CONFIG[version]`` of ``mlcommons/inference`` lists, per system type
+(``datacenter``, ``edge``, ``datacenter,edge``), the required and optional
+scenarios of each model: ``tools/submission/submission_checker.py`` for
+v4.0/v4.1, ``tools/submission/submission_checker/constants.py`` for
+v5.0-v6.0 (``Config.set_type``, ``get_required``, ``get_optional``). In the
+closed and network divisions the checker rejects a result whose scenario is
+neither required nor optional for its model ("ignoring scenario ... (neither
+required nor optional)"; ``Loader.check_scenarios``' unknown scenarios), and
+a model the system type does not run at all ("has an invalid model ...,
+system_type=..."). The open division is not held to the table, and rounds
+whose table is not known here (v6.1 on) are not checked.
 """
 
 from __future__ import annotations
@@ -103,7 +106,7 @@ _SCENARIOS = {
     "singlestream": "SingleStream",
     "multistream": "MultiStream",
     "interactive": "Interactive",
-    "online": "Server",  # v6.1 Endpoints submissions (format notes §1.4)
+    "online": "Server",  # v6.1 Endpoints submissions
 }
 OFFICIAL_MODELS = frozenset(
     (

@@ -1,16 +1,5 @@
-"""The secondary files of a published result: accuracy, compliance audits, power samples.
-
-* ``accuracy/accuracy.txt``: the checker's ``ACC_PATTERN`` regexes for the
-  model's accuracy metrics, matched at the start of each line, the last match
-  winning (``accuracy_rouge1``, ``accuracy_map``...). Only accuracy numbers are
-  read from ``accuracy/``; performance numbers never are.
-* ``TEST0x/verify_*.txt``: ``TEST PASS`` / ``TEST FAIL``, or TEST06's
-  ``... check pass: True|False|Skipped`` lines. A failed TEST01 accuracy check
-  still passes when the baseline and compliance accuracies agree within the
-  checker's delta (1 %, 0.1 % for the 99.9 % variants).
-* ``performance/run_1/spl.txt``: the power analyser's samples; the checker's
-  power metric is their mean (watts above 0, strictly between ``power_begin``
-  and ``power_end``), or energy per query in mJ for the stream scenarios.
+"""A published run's files: its LoadGen logs (whichever is present) and its secondary
+files (accuracy, compliance audits, power samples).
 
 One view of a published run's LoadGen logs, whichever of the two is present.
 
@@ -25,6 +14,20 @@ A summary of an accuracy run holds no results: only LoadGen's closing lines
 ("No warnings encountered during test." ...) or a ``Mode : AccuracyOnly`` line.
 It is read as ``effective_test_mode`` ``AccuracyOnly`` so the rules can name
 it, rather than refused as no summary at all.
+
+The secondary files of a published result: accuracy, compliance audits, power samples.
+
+* ``accuracy/accuracy.txt``: the checker's ``ACC_PATTERN`` regexes for the
+  model's accuracy metrics, matched at the start of each line, the last match
+  winning (``accuracy_rouge1``, ``accuracy_map``...). Only accuracy numbers are
+  read from ``accuracy/``; performance numbers never are.
+* ``TEST0x/verify_*.txt``: ``TEST PASS`` / ``TEST FAIL``, or TEST06's
+  ``... check pass: True|False|Skipped`` lines. A failed TEST01 accuracy check
+  still passes when the baseline and compliance accuracies agree within the
+  checker's delta (1 %, 0.1 % for the 99.9 % variants).
+* ``performance/run_1/spl.txt``: the power analyser's samples; the checker's
+  power metric is their mean (watts above 0, strictly between ``power_begin``
+  and ``power_end``), or energy per query in mJ for the stream scenarios.
 """
 
 from __future__ import annotations
@@ -72,7 +75,7 @@ _KEPT_KEYS = frozenset(
     }
 )
 _KEPT_PREFIXES = ("result_", "early_stopping")
-_UNUSED = frozenset(  # text nobody reads, and result_token_throughput is garbage (§10.7)
+_UNUSED = frozenset(  # text nobody reads, and result_token_throughput is garbage
     {
         "early_stopping_result",
         "early_stopping_ttft_result",

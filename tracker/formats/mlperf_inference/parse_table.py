@@ -1,12 +1,4 @@
-"""System description JSON of an MLPerf submission (``systems/<system>.json``).
-
-Counts come as int or string (``18``, ``"1"``) and are 0 for CPU-only
-systems, whose ``accelerator_model_name`` is ``"N/A"`` (stored as no
-accelerator). Total accelerators are the checker's ``nodes × per node``,
-except where the accelerator string lists its own counts, as heterogeneous
-clusters do (``"MI325X ... (x16), MI300X ... (x8)"`` → 24): the product is
-wrong there. ``framework`` and ``other_software_stack`` (a string or an
-object) become the stack description; the raw JSON text is kept as it is.
+"""A round's published results table and its systems' description JSON.
 
 A round's published results table: ``summary_results.json`` or v6.1's ``summary.json``.
 
@@ -21,6 +13,16 @@ with its number and the row is skipped.
 ``Location`` names the scenario folder (v5.x) or its ``performance/run_1``
 folder with a ``./`` prefix (v6.0); it is normalised to the scenario folder,
 repository-relative, as results read from logs are.
+
+System description JSON of an MLPerf submission (``systems/<system>.json``).
+
+Counts come as int or string (``18``, ``"1"``) and are 0 for CPU-only
+systems, whose ``accelerator_model_name`` is ``"N/A"`` (stored as no
+accelerator). Total accelerators are the checker's ``nodes × per node``,
+except where the accelerator string lists its own counts, as heterogeneous
+clusters do (``"MI325X ... (x16), MI300X ... (x8)"`` → 24): the product is
+wrong there. ``framework`` and ``other_software_stack`` (a string or an
+object) become the stack description; the raw JSON text is kept as it is.
 """
 
 from __future__ import annotations

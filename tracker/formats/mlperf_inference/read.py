@@ -1,14 +1,5 @@
-"""A round's published results table on its own (``--kind mlperf-table``).
-
-``summary_results.json`` (or v6.1's ``summary.json``) lists every published
-result of a round with its system, so ingesting the table alone is the
-quickest way to track every submitter of every round. Each row becomes a
-result under the same identity as the one read from the logs
-(:func:`tracker.formats.mlperf_inference.read_tree.sample_id`), so a round ingested both
-ways is stored once. The metric and its canonical unit follow the checker's
-rules for the row's benchmark and scenario; the table's label is kept as
-``official_unit`` (it says ``Samples/s`` for whisper's tokens/s), and a label
-that cannot be the metric's (a latency for a throughput) is an error.
+"""Published MLPerf Inference rounds (``--kind mlperf-inference``) and a round's results
+table on its own (``--kind mlperf-table``).
 
 Published MLPerf Inference rounds (``--kind mlperf-inference``).
 
@@ -32,6 +23,18 @@ carries the table's unit label (``official_unit``, which the table gets wrong
 for whisper and llama3.1-8b Interactive) and ID, and every disagreement
 between logs and table is listed. The round (the software version) comes from
 the table, else ``--software-version``, else the folder or archive name.
+
+A round's published results table on its own (``--kind mlperf-table``).
+
+``summary_results.json`` (or v6.1's ``summary.json``) lists every published
+result of a round with its system, so ingesting the table alone is the
+quickest way to track every submitter of every round. Each row becomes a
+result under the same identity as the one read from the logs
+(:func:`tracker.formats.mlperf_inference.read_tree.sample_id`), so a round ingested both
+ways is stored once. The metric and its canonical unit follow the checker's
+rules for the row's benchmark and scenario; the table's label is kept as
+``official_unit`` (it says ``Samples/s`` for whisper's tokens/s), and a label
+that cannot be the metric's (a latency for a throughput) is an error.
 """
 
 from __future__ import annotations

@@ -1,4 +1,7 @@
-"""A large MLPerf round folder read on all cores, to the very results the serial reader gives.
+"""A large MLPerf round folder read on all cores, to the very results the serial reader
+gives: one system's result folders per worker.
+
+A large MLPerf round folder read on all cores, to the very results the serial reader gives.
 
 The source's process walks the round's head (:func:`walk_round_head`), reads
 the table and the submitters' files, and settles the round; each system's
@@ -13,7 +16,7 @@ one whose round cannot be told is read by the serial reader itself.
 
 One system's result folders of an MLPerf round, read in a worker process.
 
-A large round folder is read on all cores (:mod:`tracker.formats.mlperf_inference.read_parallel`):
+A large round folder is read on all cores (this module):
 the source's own process reads the round's table and the submitters' files,
 and each :class:`UnitTask` (one ``<division>/<submitter>/results/<system>``)
 is walked, read and turned into results by :func:`read_unit`, in a process of

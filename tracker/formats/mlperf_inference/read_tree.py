@@ -1,12 +1,7 @@
-"""One pass over the files of an MLPerf round, in the order the tree reads best.
+"""An MLPerf Inference round as a tree: where its files are, one pass over them, and what
+was read turned into stored results.
 
-An archive is read front to back once (a ``.tar.gz`` cannot seek back
-cheaply), so every file is handled on its own as it comes and the results
-are put together afterwards (:mod:`tracker.formats.mlperf_inference.read`). What is kept is
-small: the detail-log keys the checker's rules and the extras use, summary
-hashes (to recognise ``-99``/``-99.9`` twins), verdicts of compliance files.
-
-Where the files of a published MLPerf Inference round are (format notes §1).
+Where the files of a published MLPerf Inference round are.
 
 A round repository holds ``<division>/<submitter>/`` folders (divisions
 ``closed``, ``open``, ``network``), each with ``systems/<system>.json`` and
@@ -23,6 +18,14 @@ The walk lists only the folders it needs (never ``code/``, ``src/``,
 folder is not listed, its files are looked for by name): listing folders is
 what a tree of 20 000 results spends its time on, and checking them again
 what an unchanged re-ingest does.
+
+One pass over the files of an MLPerf round, in the order the tree reads best.
+
+An archive is read front to back once (a ``.tar.gz`` cannot seek back
+cheaply), so every file is handled on its own as it comes and the results
+are put together afterwards (:mod:`tracker.formats.mlperf_inference.read`). What is kept is
+small: the detail-log keys the checker's rules and the extras use, summary
+hashes (to recognise ``-99``/``-99.9`` twins), verdicts of compliance files.
 
 Turning what was read of an MLPerf round into stored results (shared by both MLPerf readers).
 

@@ -1,13 +1,5 @@
-"""The seed check of MLCommons' package checker, over the seeds a folder's runs log.
-
-``mlperf_logging.package_checker.seed_checker`` (4.1.68; closed division)
-fails a result folder when a run logs no ``seed`` line, when a seed is not an
-integer, or when two runs log the same seed on the same source line
-(``metadata.file`` and ``lineno``). It reads nothing but the logs (older
-versions also scanned the submitters' code for the word "seed", which a
-results reader never has; that part is skipped). A failure does not change
-the score, which the result summarizer computes without this check: it is a
-note and the score's ``seed_check``.
+"""MLPerf Training logs and their checks: the ``:::MLLOG`` lines, the compliance checks
+of one run, and the seed check of a folder.
 
 MLPerf logging lines (``:::MLLOG {json}``), as MLPerf Training result files hold them.
 
@@ -47,10 +39,21 @@ Skipped, and said so in every ingest's notes (:data:`SKIPPED_CHECKS`) and in
 each score's ``extra`` (:data:`NOT_CHECKED`): what needs the submitters' code
 (``<submitter>/benchmarks/``, which a results reader never reads; the package
 checker's seed check has looked there for seeds a log does not name; its
-checks of the logged seeds are :mod:`tracker.formats.mlperf_training.parse_checks`),
+checks of the logged seeds are below),
 the *values* of hyper-parameters (fixed values and formulas in
 ``closed_<benchmark>.yaml``; only their presence is checked) and the RCP
 check (it needs the package's reference convergence points).
+
+The seed check of MLCommons' package checker, over the seeds a folder's runs log.
+
+``mlperf_logging.package_checker.seed_checker`` (4.1.68; closed division)
+fails a result folder when a run logs no ``seed`` line, when a seed is not an
+integer, or when two runs log the same seed on the same source line
+(``metadata.file`` and ``lineno``). It reads nothing but the logs (older
+versions also scanned the submitters' code for the word "seed", which a
+results reader never has; that part is skipped). A failure does not change
+the score, which the result summarizer computes without this check: it is a
+note and the score's ``seed_check``.
 """
 
 from __future__ import annotations

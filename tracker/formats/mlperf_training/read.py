@@ -1,4 +1,6 @@
-"""Published MLPerf Training rounds (``--kind mlperf-training``).
+"""Published MLPerf Training rounds (``--kind mlperf-training``): folders scored and stored.
+
+Published MLPerf Training rounds (``--kind mlperf-training``).
 
 A round tree (:mod:`tracker.formats.mlperf_training.read_tree`) is read file by
 file in the order the tree reads best (an archive front to back); each

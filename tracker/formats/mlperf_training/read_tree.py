@@ -1,13 +1,5 @@
-"""Optional cross-check of every Training score against MLCommons' ``mlperf-logging``.
-
-When the package is importable (``pip install 'mlperf-results-tracker[training-check]'``),
-each scored folder is copied into a temporary folder (its ``result_*.txt``,
-``scaling.json`` and power logs: the package reads files, and never the
-user's copy) and scored again by the package's own result summarizer
-(``result_summarizer._compute_strong_score_standalone``, the function behind
-its results tables). Scores that differ by more than 1e-9 relative, and runs
-that one side counts as converged and the other does not, are listed as notes,
-like the Inference results-table cross-check. Without the package nothing is done.
+"""Where the files of a published MLPerf Training round are, and the optional cross-check
+of every score against MLCommons' ``mlperf-logging``.
 
 Where the files of a published MLPerf Training round are.
 
@@ -18,6 +10,17 @@ per submitter at its top, each with ``systems/<system>.json`` and
 ``power/result_<i>/node_<n>.txt`` (and ``sw_<n>.txt``) power logs. A single
 submitter's folder (``results/`` and ``systems/`` at the top) is read the same
 way, the submitter being the folder's name. ``benchmarks/`` (code) is never listed.
+
+Optional cross-check of every Training score against MLCommons' ``mlperf-logging``.
+
+When the package is importable (``pip install 'mlperf-results-tracker[training-check]'``),
+each scored folder is copied into a temporary folder (its ``result_*.txt``,
+``scaling.json`` and power logs: the package reads files, and never the
+user's copy) and scored again by the package's own result summarizer
+(``result_summarizer._compute_strong_score_standalone``, the function behind
+its results tables). Scores that differ by more than 1e-9 relative, and runs
+that one side counts as converged and the other does not, are listed as notes,
+like the Inference results-table cross-check. Without the package nothing is done.
 """
 
 from __future__ import annotations

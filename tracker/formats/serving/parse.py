@@ -1,9 +1,10 @@
-"""The normalised record of an LLM-serving benchmark point (llm-serving.md §7): one vocabulary.
+"""The normalised record of an LLM-serving benchmark point: one vocabulary.
 
 Every serving tool's parser (AIPerf, GenAI-Perf, vLLM bench, InferenceX,
 MLPerf Endpoints) fills a :class:`ServingPoint` and turns it into results with
 :func:`point_results`. Tools disagree on names, units and definitions
-(llm-serving.md §6); here a name means one thing, by definition, whatever the tool.
+("throughput", "TPOT", "interactivity"); here a name means one thing, by definition,
+whatever the tool.
 
 **Results (tracked series), one set per measured point**
 
@@ -20,7 +21,7 @@ Endpoints ``system_tps``, InferenceX ``output_tput_per_gpu`` × its GPUs). The
 per-accelerator series divides it by ``accelerators_total`` (from the file
 where it says, else ``--accelerators``); it is what scaling efficiency and the
 throughput-per-GPU curves read. Latency statistics are *not* separate series:
-§7 compares curves at an interactivity target, not latency percentiles, so
+the analysis compares curves at an interactivity target, not latency percentiles, so
 they live in ``extra`` beside the throughput they were measured with.
 
 **Identity of a point.** ``scenario`` is the load mode (``concurrency``,

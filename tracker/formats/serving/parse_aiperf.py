@@ -1,22 +1,9 @@
-"""GenAI-Perf summaries (``*_genai_perf.json``) → one serving point each.
-
-Written against the documented structure (llm-serving.md §2; genai-perf
-0.0.16 ``export_data/json_exporter.py``): one block per metric shaped as in
-AIPerf (``{"unit", "avg", "p50", ...}``), plus ``input_config``. The metric
-definitions are AIPerf's (``inter_token_latency`` is TPOT, tok/s/user is a
-per-request 1/ITL), so the blocks map exactly as in :mod:`.aiperf`.
-
-``input_config`` comes in two shapes: 0.0.16 nests the configuration
-(``model_names``, ``perf_analyzer.stimulus: {concurrency: N}``,
-``input.synthetic_tokens.mean``, ``input.output_tokens.mean``); older releases
-wrote the flat command-line arguments (``model``, ``concurrency``,
-``request_rate``, ``synthetic_input_tokens_mean``, ``output_tokens_mean``). Both are read.
-The file names no GenAI-Perf version; the tool is recorded as ``genai-perf``.
+"""NVIDIA AIPerf summaries and GenAI-Perf summaries (AIPerf's predecessor) → serving points.
 
 NVIDIA AIPerf summaries (``profile_export_aiperf.json``) → one serving point each.
 
 The summary of a run holds one block per metric, ``{"unit": ..., "avg": ...,
-"p50": ...}`` (llm-serving.md §1.2–1.3); the profiling phase only: warm-up
+"p50": ...}`` (AIPerf's ``profile_export_aiperf.json``); the profiling phase only: warm-up
 requests are in ``warmup_metrics`` and the per-request ``profile_export.jsonl``,
 neither of which is read. Mapped by definition, not by name:
 
@@ -38,6 +25,21 @@ is the achieved one. A run is valid when AIPerf says it completed and was not
 cancelled. AIPerf's own sweep aggregates (``profile_export_aiperf_sweep.json``,
 whose Pareto fields came out empty in 0.13.0) are never used: curves are built
 from the per-run summaries.
+
+GenAI-Perf summaries (``*_genai_perf.json``) → one serving point each.
+
+Written against the documented structure (genai-perf
+0.0.16 ``export_data/json_exporter.py``): one block per metric shaped as in
+AIPerf (``{"unit", "avg", "p50", ...}``), plus ``input_config``. The metric
+definitions are AIPerf's (``inter_token_latency`` is TPOT, tok/s/user is a
+per-request 1/ITL), so the blocks map exactly as in :mod:`.aiperf`.
+
+``input_config`` comes in two shapes: 0.0.16 nests the configuration
+(``model_names``, ``perf_analyzer.stimulus: {concurrency: N}``,
+``input.synthetic_tokens.mean``, ``input.output_tokens.mean``); older releases
+wrote the flat command-line arguments (``model``, ``concurrency``,
+``request_rate``, ``synthetic_input_tokens_mean``, ``output_tokens_mean``). Both are read.
+The file names no GenAI-Perf version; the tool is recorded as ``genai-perf``.
 """
 
 from __future__ import annotations

@@ -1,28 +1,9 @@
-"""SemiAnalysis InferenceX result rows → serving points (llm-serving.md §4).
-
-Three row shapes are read, from a JSON object or an array of them:
-
-* aggregated rows (``agg_*.json`` from ``utils/process_result.py``) and the
-  DB/API rows (``/api/v1/benchmarks``, ``supplemental-bmk.json``), whose metrics
-  sit at the top level or under ``metrics``;
-* AgentX aggregates (``scenario_type: agentic-coding``, nested ``request_metrics``).
-
-Units: every latency is in **seconds** (→ ms); ``*_intvty`` is 1000 / TPOT-ms
-per statistic (kept as ``intvty_<stat>_tokens_per_s_per_user``; the ``std`` one
-is meaningless but kept). Throughput is **per GPU** and ``tput_per_gpu`` counts
-input **plus** output tokens; the GPUs engaged are ``tp × pp × pcp_size`` on one
-node, ``num_prefill_gpu + num_decode_gpu`` for disaggregated rows (where
-``output_tput_per_gpu`` is per decode GPU), or ``num_gpus`` (AgentX). So
-``output_tokens_per_s`` = ``output_tput_per_gpu`` × the GPUs that produced the
-output tokens, and the accelerator count comes from the row. The headline
-tokens/s/user is ``median_intvty`` ("1/p50 TPOT"). InferenceX's own per-GPU
-figures are kept under their names. The row's hardware, framework, image and
-topology are recorded (``accelerator``, ``serving_framework``,
-``container_image``, ``topology``) for the reader to label the result with.
+"""``vllm bench serve`` results and SemiAnalysis InferenceX rows (which use vLLM's
+spellings) → serving points.
 
 ``vllm bench serve --save-result`` JSON (and the InferenceX fork's spellings) → serving points.
 
-One flat object per run (llm-serving.md §3); ``--append-result`` files hold one
+One flat object per run; ``--append-result`` files hold one
 object per line, each a point (its line is recorded). Mapped by definition:
 
 =============================================  ==========================================
@@ -47,6 +28,28 @@ was measured. The file names no ISL/OSL, only totals: the measured means are
 totals / completed; requested values come only from ``--metadata`` keys
 (``isl``/``osl`` or ``random_input_len``/``random_output_len``) when present.
 A run is valid when it completed at least one request.
+
+SemiAnalysis InferenceX result rows → serving points.
+
+Three row shapes are read, from a JSON object or an array of them:
+
+* aggregated rows (``agg_*.json`` from ``utils/process_result.py``) and the
+  DB/API rows (``/api/v1/benchmarks``, ``supplemental-bmk.json``), whose metrics
+  sit at the top level or under ``metrics``;
+* AgentX aggregates (``scenario_type: agentic-coding``, nested ``request_metrics``).
+
+Units: every latency is in **seconds** (→ ms); ``*_intvty`` is 1000 / TPOT-ms
+per statistic (kept as ``intvty_<stat>_tokens_per_s_per_user``; the ``std`` one
+is meaningless but kept). Throughput is **per GPU** and ``tput_per_gpu`` counts
+input **plus** output tokens; the GPUs engaged are ``tp × pp × pcp_size`` on one
+node, ``num_prefill_gpu + num_decode_gpu`` for disaggregated rows (where
+``output_tput_per_gpu`` is per decode GPU), or ``num_gpus`` (AgentX). So
+``output_tokens_per_s`` = ``output_tput_per_gpu`` × the GPUs that produced the
+output tokens, and the accelerator count comes from the row. The headline
+tokens/s/user is ``median_intvty`` ("1/p50 TPOT"). InferenceX's own per-GPU
+figures are kept under their names. The row's hardware, framework, image and
+topology are recorded (``accelerator``, ``serving_framework``,
+``container_image``, ``topology``) for the reader to label the result with.
 """
 
 from __future__ import annotations

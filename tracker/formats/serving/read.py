@@ -1,13 +1,5 @@
-"""SemiAnalysis InferenceX rows: ``agg_*.json`` files, API/DB row arrays, AgentX aggregates.
-
-``agg_*.json`` files are read by name; other JSON files are read when their
-content is InferenceX rows (``conc`` and ``hw``/``hardware``). A raw
-vLLM-style result found beside them is the same run as its ``agg_`` row, so it
-is skipped with a note (ingest it with ``--kind vllm-bench`` to store it);
-``power_validation_*.json`` sidecars hold no result and are skipped. Rows name
-their hardware, framework and container image, which label the results where
-the command line does not (image tag → software version, hardware and
-topology → system).
+"""The LLM-serving readers: AIPerf, GenAI-Perf, vLLM and InferenceX, and what they share
+(finding points, labelling them, tying sweeps together).
 
 What the LLM-serving readers share: finding points, labelling them, tying sweeps together.
 
@@ -49,6 +41,17 @@ vLLM lets the user name the result file, so files are recognised by content:
 every JSON file of the source whose object has vLLM's result keys is read (a
 malformed one is reported, not skipped); other JSON files are skipped with a
 note. The points of one folder with the same labels and workload form one sweep.
+
+SemiAnalysis InferenceX rows: ``agg_*.json`` files, API/DB row arrays, AgentX aggregates.
+
+``agg_*.json`` files are read by name; other JSON files are read when their
+content is InferenceX rows (``conc`` and ``hw``/``hardware``). A raw
+vLLM-style result found beside them is the same run as its ``agg_`` row, so it
+is skipped with a note (ingest it with ``--kind vllm-bench`` to store it);
+``power_validation_*.json`` sidecars hold no result and are skipped. Rows name
+their hardware, framework and container image, which label the results where
+the command line does not (image tag → software version, hardware and
+topology → system).
 """
 
 from __future__ import annotations

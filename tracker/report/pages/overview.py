@@ -1,4 +1,7 @@
-"""The overview page: versions and comparisons, open findings, gains and losses, scaling.
+"""The overview page: its first lines, versions and comparisons, open findings, gains and
+losses, scaling.
+
+The overview page: versions and comparisons, open findings, gains and losses, scaling.
 
 It starts with one sentence per software about its newest pair, counting
 issues (series that share a cause are one: :mod:`tracker.report.issues`), then

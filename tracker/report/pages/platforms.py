@@ -1,4 +1,4 @@
-"""Platforms compared within a round, per accelerator: a page per round (issue #13, item 3).
+"""Platforms compared within a round, per accelerator: a page per round.
 
 For each benchmark and scenario of a round (a version label: ``v6.1``), every
 system's valid throughput result divided by its accelerator count, ranked best

@@ -1,4 +1,7 @@
-"""The page of each benchmark/scenario and of each system: series across versions.
+"""The page of each benchmark/scenario and of each system: series across versions, and
+charts per accelerator.
+
+The page of each benchmark/scenario and of each system: series across versions.
 
 A benchmark page draws one chart per software and metric, one line per system
 (and workload): the median of each version with the min–max of its repeats as

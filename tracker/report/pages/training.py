@@ -1,7 +1,10 @@
-"""MLPerf Training: the Training page, one page per benchmark, and the overview's sentences.
+"""MLPerf Training pages: the Training page, one page per benchmark, their charts and
+sentences, and the overview's lines.
+
+MLPerf Training: the Training page, one page per benchmark, and the overview's sentences.
 
 Time to train is in minutes and lower is better. Each system's series (one
-benchmark across rounds) gets a chart (:mod:`tracker.report.pages.training`):
+benchmark across rounds) gets a chart (below):
 the official score (olympic mean x scaling factor) as the point, the olympic
 mean of the runs used with their min–max as a bar, and every run in a strip
 around it: runs used as points, the fastest and slowest dropped by the
@@ -14,13 +17,6 @@ gain of each system from one round to the next (:func:`tracker.stats.series_gain
 on the analysis series, direction-aware) and the scaling efficiency of each
 scaling group (same submitter and accelerator, more of them).
 
-MLPerf Training in words: the sentences and hover texts of the Training pages.
-
-Time to train is in minutes, lower is better: a gain of 1.043× means the
-newer round trains 1.043 times as fast. Scaling efficiency compares
-accelerator-minutes (time x accelerators): E = (T0 x N0) / (T x N), 1.0 for
-perfect scaling.
-
 The chart of one system's MLPerf Training series: its score per round and every run.
 
 The x axis is the rounds (one tick each, in report order). At a round's tick
@@ -31,6 +27,13 @@ file order: ``result_0`` leftmost), so no run hides another with the same
 time. Runs used, the fastest and slowest the olympic mean drops, runs that did
 not converge and runs of a folder without a score are separate traces with
 their own markers (hover: round, run, minutes, why it was dropped).
+
+MLPerf Training in words: the sentences and hover texts of the Training pages.
+
+Time to train is in minutes, lower is better: a gain of 1.043× means the
+newer round trains 1.043 times as fast. Scaling efficiency compares
+accelerator-minutes (time x accelerators): E = (T0 x N0) / (T x N), 1.0 for
+perfect scaling.
 """
 
 from __future__ import annotations
