@@ -46,7 +46,7 @@ test: lint
 
 # The property and fuzz tests with 2,000 fresh random examples each (tests/conftest.py).
 fuzz: $(DEV_STAMP)
-	HYPOTHESIS_PROFILE=fuzz $(BIN)/python -m pytest -q tests/parsers/test_fuzz_parsers.py tests/parsers/test_generic_bench.py tests/test_versions.py tests/sources/test_tar_headers.py tests/sources/test_hostile_tar_headers.py
+	HYPOTHESIS_PROFILE=fuzz $(BIN)/python -m pytest -q tests/formats/test_fuzz.py tests/formats/microbench/test_parse.py tests/test_versions.py tests/sources/test_tar_headers.py tests/sources/test_hostile_tar_headers.py
 
 bench: $(DEV_STAMP)
 	$(BIN)/python benchmarks/run.py

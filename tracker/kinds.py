@@ -3,8 +3,9 @@
 The readers (:mod:`tracker.formats`) detect the kinds in the order of :data:`KINDS`, and the
 command line offers them in ``--kind`` without importing a reader: ``tracker --help`` and
 every command's options need these names, not the readers, the store or the network client
-behind them. A leaf: it imports no other part of the tracker. :data:`PULLABLE` stands alone
-(``tests/test_startup.py`` checks that it matches :data:`tracker.ingest.run.ROUND_REPOSITORIES`).
+behind them. A leaf: it imports no other part of the tracker. :data:`PULLABLE` stands
+alone (``tests/cli/test_startup.py`` checks that it matches
+:data:`tracker.ingest.run.ROUND_REPOSITORIES`).
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-from tests.parsers.test_loadgen_parser import RUNS, SUMMARY_PATTERNS, _printed_value
+from tests.formats.loadgen.test_parse import RUNS, SUMMARY_PATTERNS, _printed_value
 from tracker.cli import cli
 from tracker.store.facade import Store
 

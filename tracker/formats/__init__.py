@@ -7,7 +7,7 @@ returns a :class:`Reading`. Adding a kind is adding a module here, its kind in
 
 A reader's module (and its parsers) is imported when its kind is first asked for,
 or when detection reaches it: an ingest of one kind loads that kind's reader, not
-all twelve (``tests/test_startup.py`` checks it).
+all twelve (``tests/cli/test_startup.py`` checks it).
 """
 
 from __future__ import annotations

@@ -68,7 +68,7 @@ spec's "Benjamini–Hochberg across every test of one run" promises a reader of
 the gate. The bound is reached where it matters most: when nothing changed, the
 run's false-discovery rate is the chance that it confirms anything, and two
 families at the full level each confirmed something in about ``2·q_level`` of
-such runs (``test_analysis_directional``). With a tenth of 1,000 single-value
+such runs (``tests/stats/test_directional.py``). With a tenth of 1,000 single-value
 series losing 10%, the full level also let 0.7% of the unchanged ones become
 REGRESSION at 10 and 20 versions of history, where the target is 0.3%; a
 z-test that *knows* each series' level and noise lets 0.56% through at the full

@@ -22,7 +22,7 @@ from tracker.formats.microbench.parse_google import parse_google_benchmark
 from tracker.formats.microbench.parse_pytest import parse_pytest_benchmark
 from tracker.records.results import ParsedResult
 
-DATA = Path(__file__).resolve().parent.parent / "data" / "generic"
+DATA = Path(__file__).resolve().parents[2] / "data" / "generic"
 Parse = Callable[..., list[ParsedResult]]
 
 

@@ -1,7 +1,7 @@
 """`tracker ingest FOLDER` imports what reading and storing the folder needs, nothing more:
 no network client, no migration tool (the database is new, or at head), no statistics or
 template library, and only the readers of the kind it reads (checked in a fresh process,
-as ``tests/test_startup.py`` checks ``--help``)."""
+as ``tests/cli/test_startup.py`` checks ``--help``)."""
 
 from __future__ import annotations
 

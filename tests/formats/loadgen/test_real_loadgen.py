@@ -18,7 +18,7 @@ import pytest
 
 from tests.support.serving_cli import export, ingest_ok
 
-SUT = Path(__file__).resolve().parents[1] / "support" / "loadgen_tiny_sut.py"
+SUT = Path(__file__).resolve().parents[2] / "support" / "loadgen_tiny_sut.py"
 
 
 @pytest.fixture(scope="module")

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.parsers.test_loadgen_parser import RUNS
+from tests.formats.loadgen.test_parse import RUNS
 from tracker.errors import ParseError
 from tracker.formats.loadgen.parse import DETAIL_LOG_NAME, SUMMARY_LOG_NAME, parse_loadgen_run
 

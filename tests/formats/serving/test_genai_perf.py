@@ -11,7 +11,7 @@ from tests.support.serving_cli import counts, ingest, ingest_ok, load_json, prim
 from tracker.errors import ParseError
 from tracker.formats.serving.parse_aiperf import parse_genai_perf_summary
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "genai-perf"
+DATA = Path(__file__).resolve().parents[2] / "data" / "genai-perf"
 SUMMARIES = sorted(DATA.rglob("profile_export_genai_perf.json"))
 
 

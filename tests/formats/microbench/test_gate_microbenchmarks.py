@@ -16,7 +16,7 @@ from click.testing import Result
 
 from tests.conftest import RunTracker
 
-DATA = Path(__file__).resolve().parent.parent / "data" / "generic"
+DATA = Path(__file__).resolve().parents[2] / "data" / "generic"
 REPEATED = DATA / "google_benchmark_repetitions.json"
 SLOWED = "copy_list/512"
 AGGREGATES_NOTE = (

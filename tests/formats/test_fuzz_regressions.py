@@ -1,4 +1,4 @@
-"""The inputs the fuzz tests (``test_fuzz_parsers.py``) found or aimed at, kept as regressions.
+"""The inputs the fuzz tests (``test_fuzz.py``) found or aimed at, kept as regressions.
 
 Each case is a real file with one field (or line) changed, the target that
 reads it (:data:`tests.support.fuzz_targets.TARGETS`) and what must come out: a
