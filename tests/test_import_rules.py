@@ -274,6 +274,15 @@ RULES: tuple[Rule, ...] = (
         forbidden_imports=("tracker.cli",),
     ),
     Rule(
+        name="the CLI reaches the database only through the store's face, tracker.store",
+        scope=("tracker.cli",),
+        forbidden_imports=tuple(
+            f"tracker.store.{p.stem}"
+            for p in sorted((PACKAGE_DIR / "store").glob("*.py"))
+            if p.stem != "__init__"
+        ),
+    ),
+    Rule(
         name="the report's links import only the stdlib (the gate imports them)",
         scope=("tracker.report.urls",),
         only_imports=(STDLIB,),
@@ -880,3 +889,10 @@ def test_functions_are_short_but_for_a_named_few() -> None:
     }
     assert too_long == {}
     assert {name for name in LONG_FUNCTIONS if lengths.get(name, 0) <= MAX_FUNCTION_LINES} == set()
+
+
+def test_the_cli_reaches_the_store_only_through_its_face() -> None:
+    face = "from tracker.store import DatabaseTarget, Store\n"
+    assert _violations("tracker.cli.fake", face) == []
+    behind = "from tracker.store.engine import create_store_engine\n"
+    assert _found("tracker.cli.fake", behind) == [(1, "imports tracker.store.engine")]

@@ -1,6 +1,6 @@
 """`Store.open(defer=True)`: a SQLite file at head answers "is this source stored?" through
 Python's sqlite3 and is opened at its first other use; any other database is opened at
-once, with the same errors (:mod:`tracker.store.quick`)."""
+once, with the same errors (:mod:`tracker.store.target`)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 
 from tracker.errors import StoreError
 from tracker.records.results import SourceRecord
-from tracker.store import quick
+from tracker.store import target as quick
 from tracker.store.facade import Store
 
 STORED = "a" * 64

@@ -61,7 +61,7 @@ def _schema_and_rows(path: Path) -> tuple[list[tuple[Any, ...]], dict[str, list[
 
 def test_the_head_revision_is_the_newest_migration() -> None:
     assert HEAD_REVISION == head_revision(), (
-        "a migration was added: set HEAD_REVISION in tracker/store/quick.py to its revision"
+        "a migration was added: set HEAD_REVISION in tracker/store/target.py to its revision"
     )
 
 

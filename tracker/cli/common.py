@@ -54,7 +54,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, Any
 
 import click
 from rich.console import Console
@@ -70,11 +70,8 @@ from rich.text import Text
 
 from tracker.errors import EXIT_DATA_ERROR, ConfigError, OutputError, TrackerError
 from tracker.paths import DEFAULT_CACHE_DIR
+from tracker.store import DatabaseTarget, Store
 from tracker.text_safety import terminal_text
-
-if TYPE_CHECKING:
-    from tracker.store.facade import Store
-
 
 DEFAULT_DATABASE_URL = "sqlite:///tracker.db"
 
@@ -180,7 +177,7 @@ def take_database_url(ctx: click.Context, given_on_command_line: bool, url: str 
     if url is None:
         return
     root = ctx.find_root()
-    root.obj = url
+    root.obj = DatabaseTarget(url)
     if given_on_command_line:
         root.meta[DATABASE_URL_GIVEN] = True
 
@@ -210,6 +207,13 @@ def add_database_url_option(command: click.Command) -> None:
             add_database_url_option(subcommand)
 
 
+def database_target(ctx: click.Context) -> DatabaseTarget:
+    """The database this command was given (the root context's object)."""
+    target = ctx.find_root().obj
+    assert isinstance(target, DatabaseTarget), "the tracker group sets the database"
+    return target
+
+
 def now() -> str:
     """The current UTC time to the second, ISO 8601."""
     return datetime.now(UTC).replace(microsecond=0).isoformat()
@@ -231,10 +235,8 @@ def open_store(
     ``defer``: see :meth:`Store.open` (an unchanged source costs no SQLAlchemy; a new
     file is created while an ingest's workers read, and in any case by the end).
     """
-    from tracker.store.facade import Store
-
-    url = ctx.find_root().obj
-    store = Store.open(url, upgrade=upgrade, create=create, memory=memory, defer=defer)
+    target = database_target(ctx)
+    store = Store.open(target, upgrade=upgrade, create=create, memory=memory, defer=defer)
     try:
         yield store
     except Exception:

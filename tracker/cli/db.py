@@ -16,9 +16,10 @@ from typing import IO
 
 import click
 
-from tracker.cli.common import atomic_output, echo_label, open_store
+from tracker.cli.common import atomic_output, database_target, echo_label, open_store
 from tracker.errors import ConfigError
 from tracker.records.results import ExportRow
+from tracker.store import DatabaseTarget
 from tracker.text_safety import csv_cell
 
 
@@ -58,13 +59,11 @@ def db_current(ctx: click.Context) -> None:
         tracker db current
     """
     with open_store(ctx, upgrade=False) as store:
-        from tracker.store.first_use import HEAD_REVISION, is_shipped_revision
-
-        revision = store.revision()
-        head = HEAD_REVISION
+        status = store.schema_status()
+        revision, head = status.revision, status.head
         if revision is None:
             echo_label(f"{store.url}: empty (no schema yet; run `tracker db upgrade`)")
-        elif revision != head and not is_shipped_revision(revision):
+        elif not status.known:
             echo_label(
                 f"{store.url}: revision {revision} (newer than this tracker, whose head is "
                 f"{head}: a newer tracker wrote it)"
@@ -99,7 +98,7 @@ def export(ctx: click.Context, output_format: str, out: Path | None) -> None:
         tracker export --format csv --out results.csv
     """
     if out is not None:
-        _refuse_input_as_output(ctx.find_root().obj, out)
+        _refuse_input_as_output(database_target(ctx), out)
     with open_store(ctx) as store:
         rows = store.iter_export_rows()
         if out is None:
@@ -109,18 +108,16 @@ def export(ctx: click.Context, output_format: str, out: Path | None) -> None:
                 _write_export(rows, stream, output_format)
 
 
-def _refuse_input_as_output(database_url: str, out: Path) -> None:
+def _refuse_input_as_output(database: DatabaseTarget, out: Path) -> None:
     """A :class:`ConfigError` when ``out`` is the SQLite database (or one of its
     journal files) the export reads: writing it would destroy what is exported."""
-    from tracker.store.engine import parse_database_url, sqlite_file
-
-    database = sqlite_file(parse_database_url(database_url))
-    if database is None:
+    file = database.url.sqlite_file
+    if file is None:
         return
-    target = out.resolve()
+    written = out.resolve()
     for suffix in ("", "-wal", "-shm", "-journal"):
-        read = Path(f"{database}{suffix}")
-        same = target == read.resolve()
+        read = Path(f"{file}{suffix}")
+        same = written == read.resolve()
         if not same and out.exists() and read.exists():
             same = os.path.samefile(out, read)
         if same:

@@ -15,6 +15,7 @@ from tracker.cli.common import (
     progress_bar,
     writing_into,
 )
+from tracker.store import DatabaseTarget
 
 
 @click.command()
@@ -49,7 +50,7 @@ def demo(ctx: click.Context, out: Path) -> None:
     with writing_into(out):
         prepare_demo_folder(out, fresh_database=own_database)
     if own_database:
-        root.obj = f"sqlite:///{out / 'demo.db'}"
+        root.obj = DatabaseTarget(f"sqlite:///{out / 'demo.db'}")
     with open_store(ctx, create=True, memory=True) as store, progress_bar("demo") as progress:
         outcome = run_demo(
             store, out, generated_at=now(), today=datetime.now(UTC).date(), progress=progress

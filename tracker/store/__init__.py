@@ -1,5 +1,16 @@
-"""The database layer: :class:`Store` is the only way in (see :mod:`tracker.store.facade`)."""
+"""The database layer: :class:`Store` is the only way in (see :mod:`tracker.store.facade`).
 
-from tracker.store.facade import Store, normalise_database_url
+Everything above it imports this package's face alone: :class:`Store`, the
+:class:`DatabaseTarget` a command was given, and the :class:`SchemaStatus` of
+``tracker db current``. Importing it loads neither SQLAlchemy nor Alembic: the store
+loads them when it first needs them.
+"""
 
-__all__ = ["Store", "normalise_database_url"]
+from tracker.store.facade import (
+    DatabaseTarget,
+    SchemaStatus,
+    Store,
+    normalise_database_url,
+)
+
+__all__ = ["DatabaseTarget", "SchemaStatus", "Store", "normalise_database_url"]

@@ -1,10 +1,9 @@
-"""Engines: database URLs, connection settings, and the retry of conflicting writes.
+"""Engines: connection settings, and the retry of conflicting writes.
 
-* :func:`parse_database_url`: a ``sqlite:///`` or PostgreSQL URL checked (any
-  other kind of URL is refused with a message), and :func:`sqlite_file`: the
-  file a SQLite URL names (``None`` for an in-memory database);
-* :func:`refuse_missing_folder` and :func:`advice_after`: what to say when a
-  database cannot be opened or used, with the next step;
+The URL is parsed once, by :mod:`tracker.store.target`; here:
+
+* :func:`check_sqlite_url`, :func:`refuse_missing_folder` and :func:`advice_after`:
+  what to say when a database cannot be opened or used, with the next step;
 * :func:`create_store_engine`: an engine for a ``sqlite:///`` or PostgreSQL URL;
   SQLite connections get foreign keys, the write-ahead log and full sync, and
   write transactions (:func:`writing`) begin IMMEDIATE;
@@ -19,13 +18,12 @@ import random
 import sqlite3
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote
 
 from sqlalchemy import URL, Connection, Engine, create_engine, event
-from sqlalchemy.engine import make_url
-from sqlalchemy.exc import ArgumentError, DBAPIError
+from sqlalchemy.exc import DBAPIError
 
 from tracker.errors import StoreError
+from tracker.store.target import NEXT_STEP, DatabaseURL
 
 __all__ = [
     "NEXT_STEP",
@@ -34,11 +32,9 @@ __all__ = [
     "check_sqlite_url",
     "conflict",
     "create_store_engine",
-    "normalise_database_url",
-    "parse_database_url",
     "refuse_missing_folder",
     "retry_delay",
-    "sqlite_file",
+    "sqlalchemy_url",
     "writing",
 ]
 
@@ -57,77 +53,33 @@ _CONFLICT_SQLSTATES = {
     "55P03": "a lock held by a concurrent writer",
 }
 """PostgreSQL errors that a concurrent writer causes; retrying the transaction resolves them."""
-_BACKENDS = ("sqlite", "postgresql")
-_DRIVERS = ("sqlite", "sqlite+pysqlite", "postgresql+psycopg")
 _POSTGRES_EXTRA = "pip install 'mlperf-results-tracker[postgres]'"
-_URL_FORMS = "use sqlite:///FILE or postgresql+psycopg://USER@HOST/DB"
-NEXT_STEP = "check --database-url / TRACKER_DATABASE_URL"
-"""The next step after most database errors: the URL may name the wrong database."""
 
 
-def normalise_database_url(url: str) -> str:
-    """``postgres://`` and ``postgresql://`` mean psycopg 3; other URLs are kept."""
-    for prefix in ("postgres://", "postgresql://"):
-        if url.startswith(prefix):
-            return "postgresql+psycopg://" + url[len(prefix) :]
-    return url
+def sqlalchemy_url(url: DatabaseURL) -> URL:
+    """``url`` as SQLAlchemy's :class:`URL`, built from its parts (nothing parsed again)."""
+    return URL.create(
+        url.drivername,
+        username=url.username,
+        password=url.password,
+        host=url.host,
+        port=url.port,
+        database=url.database,
+        query=dict(url.query),
+    )
 
 
-def parse_database_url(url: str | URL) -> URL:
-    """``url`` parsed; a URL that is not SQLite or PostgreSQL through psycopg 3 (the
-    drivers the tracker is built and tested with) is a :class:`StoreError`."""
-    if isinstance(url, URL):
-        parsed = url
-    else:
-        try:
-            parsed = make_url(normalise_database_url(url))
-        except (ArgumentError, ValueError):
-            raise StoreError(f"database URL {url!r} is not a URL; {_URL_FORMS}") from None
-    shown = parsed.render_as_string(hide_password=True)
-    if parsed.get_backend_name() not in _BACKENDS:
-        raise StoreError(
-            f"database URL {shown!r} is not a SQLite or PostgreSQL database: the tracker "
-            f"supports only these two (not {parsed.get_backend_name()}); {_URL_FORMS}"
-        )
-    if parsed.drivername not in _DRIVERS:
-        raise StoreError(
-            f"database URL {shown!r}: the driver {parsed.drivername!r} is not supported; "
-            f"the tracker talks to SQLite through Python's sqlite3 and to PostgreSQL through "
-            f"psycopg 3: {_URL_FORMS}"
-        )
-    return parsed
-
-
-def sqlite_file(url: URL) -> Path | None:
-    """The file a SQLite URL names; ``None`` for an in-memory database.
-
-    ``sqlite://`` and ``sqlite:///:memory:`` are in memory, as is a
-    ``file:`` URI (``?uri=true``) with ``mode=memory`` or the name ``:memory:``.
-    """
-    database = url.database or ""
-    if url.query.get("uri") in ("true", "1") and database.startswith("file:"):
-        path, _, query = database[len("file:") :].partition("?")
-        if path.startswith("//"):  # file://HOST/PATH: only an empty host or localhost
-            path = "/" + path[2:].partition("/")[2]
-        if "mode=memory" in query or url.query.get("mode") == "memory":
-            return None
-        database = unquote(path)
-    if database in ("", ":memory:"):
-        return None
-    return Path(database)
-
-
-def check_sqlite_url(url: URL, *, create: bool, memory: bool) -> None:
+def check_sqlite_url(url: DatabaseURL, *, create: bool, memory: bool) -> None:
     """Refuse an in-memory database unless ``memory``, a missing file unless ``create``."""
-    path = sqlite_file(url)
+    path = url.sqlite_file
     if path is None:
         if not memory:
             raise StoreError(
-                f"{url.render_as_string(hide_password=True)} is an in-memory database: what "
+                f"{url.shown} is an in-memory database: what "
                 "this command stores or reads is gone when it ends; use sqlite:///FILE"
             )
         return
-    refuse_missing_folder(url, create=create)
+    refuse_missing_folder(path, url, create=create)
     try:
         exists = path.exists()
     except (OSError, ValueError):  # a name no file can have (a NUL byte), too long a name
@@ -136,12 +88,9 @@ def check_sqlite_url(url: URL, *, create: bool, memory: bool) -> None:
         raise StoreError(f"no database at {path}; run `tracker ingest` first or {NEXT_STEP}")
 
 
-def refuse_missing_folder(url: URL, *, create: bool) -> None:
+def refuse_missing_folder(path: Path, url: DatabaseURL, *, create: bool) -> None:
     """A SQLite file whose folder does not exist (or is a file): a :class:`StoreError`
     that names the folder (SQLite itself only says "unable to open database file")."""
-    path = sqlite_file(url)
-    if path is None:
-        return
     folder = path.parent
     try:
         if folder.is_dir():
@@ -152,12 +101,13 @@ def refuse_missing_folder(url: URL, *, create: bool) -> None:
     what = "does not exist" if missing else "is a file, not a folder"
     step = f"create it (mkdir -p {folder}) or {NEXT_STEP}" if missing else NEXT_STEP
     if create:
-        shown = url.render_as_string(hide_password=True)
-        raise StoreError(f"cannot open the database {shown}: the folder {folder} {what}; {step}")
+        raise StoreError(
+            f"cannot open the database {url.shown}: the folder {folder} {what}; {step}"
+        )
     raise StoreError(f"no database at {path}: the folder {folder} {what}; {NEXT_STEP}")
 
 
-def advice_after(reason: str, doing: str, url: URL) -> str:
+def advice_after(reason: str, doing: str, url: DatabaseURL) -> str:
     """The next step after a database error whose first line is ``reason``, while
     ``doing`` (a verb) with the database at ``url``."""
     text = reason.lower()
@@ -172,7 +122,7 @@ def advice_after(reason: str, doing: str, url: URL) -> str:
         )
     if "disk" in text and "full" in text:
         return "free some disk space and run the command again"
-    if url.get_backend_name() != "postgresql":
+    if url.backend != "postgresql":
         return NEXT_STEP if doing == "open" else "run the command again"
     if "database" in text and "does not exist" in text:
         return (
@@ -186,10 +136,10 @@ def advice_after(reason: str, doing: str, url: URL) -> str:
     return "run the command again; if it fails again, check the database server's log"
 
 
-def create_store_engine(url: str | URL) -> Engine:
+def create_store_engine(url: DatabaseURL) -> Engine:
     """An engine for ``url``, set up for the tracker's SQLite or PostgreSQL use."""
-    parsed = parse_database_url(url)
-    if parsed.get_backend_name() == "sqlite":
+    parsed = sqlalchemy_url(url)
+    if url.backend == "sqlite":
         engine = create_engine(parsed, connect_args={"timeout": _SQLITE_BUSY_TIMEOUT_S})
         event.listen(engine, "connect", _configure_sqlite_connection)
         event.listen(engine, "begin", _begin_sqlite_transaction)

@@ -28,10 +28,19 @@ from tracker.records.results import (
     SweepSample,
     VersionInfo,
 )
-from tracker.store import quick
+from tracker.store.target import (
+    HEAD_REVISION,
+    NEXT_STEP,
+    DatabaseTarget,
+    DatabaseURL,
+    can_create,
+    file_at_head,
+    has_source,
+    normalise_database_url,
+)
 
 # SQLAlchemy and the modules built on it are imported by the methods that use them
-# (:mod:`tracker.store.quick`: an unchanged source is recognised without them); the
+# (:mod:`tracker.store.target`: an unchanged source is recognised without them); the
 # findings and analysis runs too: an ingest never loads them (nor Alembic, unless the
 # schema must be migrated).
 if TYPE_CHECKING:
@@ -45,30 +54,47 @@ if TYPE_CHECKING:
     )
     from tracker.store.systems import AliasOutcome, SystemSummary
 
-__all__ = ["SaveOutcome", "Store", "normalise_database_url"]
+__all__ = [
+    "DatabaseTarget",
+    "SaveOutcome",
+    "SchemaStatus",
+    "Store",
+    "normalise_database_url",
+]
 
 T = TypeVar("T")
-_NEXT_STEP = "check --database-url / TRACKER_DATABASE_URL"
 
 
-def normalise_database_url(url: str) -> str:
-    """``postgres://`` and ``postgresql://`` mean psycopg 3; other URLs are kept."""
-    from tracker.store.engine import normalise_database_url as normalised
+@dataclass(frozen=True, slots=True)
+class SchemaStatus:
+    """Where a database's schema stands against this tracker's migrations."""
 
-    return normalised(url)
+    revision: str | None
+    """The revision the database is at; ``None``: no schema yet."""
+    head: str
+    """The newest revision this tracker ships."""
+    known: bool
+    """Whether ``revision`` is one this tracker ships (``False`` for a newer tracker's)."""
+
+    @property
+    def at_head(self) -> bool:
+        return self.revision == self.head
 
 
 class Store:
     """A tracker database. Open it with :meth:`Store.open`."""
 
-    def __init__(self, engine: Engine | None, *, deferred: _Deferred | None = None) -> None:
+    def __init__(
+        self, url: DatabaseURL, engine: Engine | None, *, deferred: _Deferred | None = None
+    ) -> None:
+        self._url = url
         self._engine = engine
         self._deferred = deferred
 
     @classmethod
     def open(
         cls,
-        url: str,
+        url: str | DatabaseTarget,
         *,
         upgrade: bool = True,
         create: bool = True,
@@ -90,30 +116,34 @@ class Store:
         ``defer=True`` (ingest, pull): a SQLite file already at the schema's head
         (nothing to create, migrate or report) is opened at its first use, and
         :meth:`has_source` is answered without SQLAlchemy until then
-        (:mod:`tracker.store.quick`). So is, with ``create``, a file that does not
+        (:mod:`tracker.store.target`). So is, with ``create``, a file that does not
         exist yet in a folder this process may write: it is created at its first use,
         or by :meth:`open_now` (an ingest read by worker processes creates it while
         they read). Any other database is opened at once.
         """
-        if defer and upgrade:
-            path = quick.sqlite_path(url)
-            if path is not None and quick.file_at_head(path):
-                return cls(None, deferred=_Deferred(url, path, create, memory, new=False))
-            if path is not None and create and quick.can_create(path):
-                return cls(None, deferred=_Deferred(url, path, create, memory, new=True))
-        from tracker.store.engine import check_sqlite_url, create_store_engine, parse_database_url
+        parsed = (url if isinstance(url, DatabaseTarget) else DatabaseTarget(url)).url
+        path = parsed.plain_file
+        if defer and upgrade and path is not None:
+            if file_at_head(path):
+                return cls(parsed, None, deferred=_Deferred(path, create, memory, new=False))
+            if create and can_create(path):
+                return cls(parsed, None, deferred=_Deferred(path, create, memory, new=True))
+        return cls._opened(parsed, upgrade=upgrade, create=create, memory=memory)
 
-        parsed = parse_database_url(url)
-        if parsed.get_backend_name() == "sqlite":
-            check_sqlite_url(parsed, create=create, memory=memory)
-        store = cls(create_store_engine(parsed))
+    @classmethod
+    def _opened(cls, url: DatabaseURL, *, upgrade: bool, create: bool, memory: bool) -> Store:
+        from tracker.store.engine import check_sqlite_url, create_store_engine
+
+        if url.backend == "sqlite":
+            check_sqlite_url(url, create=create, memory=memory)
+        store = cls(url, create_store_engine(url))
         try:
             with store._reported("open"):
                 store._check_schema(upgrade=upgrade, create=create)
         except ValueError as error:  # the driver refuses the file name (a NUL byte)
             store.close()
             raise StoreError(
-                f"cannot open the database {store.url}: {error}; {_NEXT_STEP}"
+                f"cannot open the database {store.url}: {error}; {NEXT_STEP}"
             ) from None
         except BaseException:
             store.close()
@@ -127,10 +157,10 @@ class Store:
         if upgrade and revision is None and not create:
             raise StoreError(
                 f"the database {self.url} holds no tracker data (no tables); "
-                f"run `tracker ingest` first or {_NEXT_STEP}"
+                f"run `tracker ingest` first or {NEXT_STEP}"
             )
         if upgrade:
-            upgrade_to_head(self.engine, revision)
+            upgrade_to_head(self.engine, revision, self._url.sqlite_file)
 
     @property
     def engine(self) -> Engine:
@@ -138,7 +168,7 @@ class Store:
         if self._engine is None:
             assert self._deferred is not None
             d = self._deferred
-            opened = Store.open(d.url, create=d.create, memory=d.memory)
+            opened = Store._opened(self._url, upgrade=True, create=d.create, memory=d.memory)
             self._engine, self._deferred = opened.engine, None
         return self._engine
 
@@ -171,14 +201,14 @@ class Store:
             ) from None
         except DBAPIError as error:
             reason = str(error.orig).strip().splitlines()[0] if str(error.orig).strip() else ""
-            advice = advice_after(reason, doing, self.engine.url)
+            advice = advice_after(reason, doing, self._url)
             raise StoreError(
                 f"cannot {doing} the database {self.url}: "
                 f"{reason or type(error.orig).__name__}; {advice}"
             ) from None
         except SQLAlchemyError as error:
             raise StoreError(
-                f"cannot {doing} the database {self.url}: {type(error).__name__}; {_NEXT_STEP}"
+                f"cannot {doing} the database {self.url}: {type(error).__name__}; {NEXT_STEP}"
             ) from None
 
     def _streamed(self, doing: str, rows: Iterator[T]) -> Iterator[T]:
@@ -187,10 +217,8 @@ class Store:
 
     @property
     def url(self) -> str:
-        """The database URL, password hidden (a deferred store's is a plain SQLite URL)."""
-        if self._engine is None and self._deferred is not None:
-            return self._deferred.url
-        return self.engine.url.render_as_string(hide_password=True)
+        """The database URL, password hidden."""
+        return self._url.shown
 
     def close(self) -> None:
         """Release the connections."""
@@ -210,6 +238,14 @@ class Store:
         with self._reported("read"):
             return stored_revision(self.engine)
 
+    def schema_status(self) -> SchemaStatus:
+        """The schema's revision against this tracker's migrations (``tracker db current``)."""
+        from tracker.store.first_use import is_shipped_revision
+
+        revision = self.revision()
+        known = revision in (None, HEAD_REVISION) or is_shipped_revision(revision)
+        return SchemaStatus(revision, HEAD_REVISION, known)
+
     def count_rows(self) -> dict[str, int]:
         """Rows per table, for summaries and tests."""
         from tracker.store import read
@@ -220,7 +256,7 @@ class Store:
     def has_source(self, identity_sha256: str) -> bool:
         """Whether a source with this identity (content + labels) is stored."""
         if self._engine is None and self._deferred is not None:
-            found = quick.has_source(self._deferred.path, identity_sha256)
+            found = has_source(self._deferred.path, identity_sha256)
             if found is not None:
                 return found
         from tracker.store import read
@@ -383,7 +419,6 @@ class _Deferred:
     """A SQLite file at head, or one to create, opened on first use (:meth:`Store.open`
     with ``defer``)."""
 
-    url: str
     path: Path
     create: bool
     memory: bool

@@ -38,7 +38,7 @@ from sqlalchemy.exc import DBAPIError
 from tracker.errors import StoreError
 from tracker.paths import migrations_dir
 from tracker.store.engine import writing
-from tracker.store.quick import HEAD_REVISION
+from tracker.store.target import HEAD_REVISION
 
 if sys.platform != "win32":
     import fcntl
@@ -74,7 +74,7 @@ def stored_revision(engine: Engine) -> str | None:
     return str(rows[0][0]) if rows else None
 
 
-def upgrade_to_head(engine: Engine, revision: str | None) -> None:
+def upgrade_to_head(engine: Engine, revision: str | None, sqlite_file: Path | None) -> None:
     """Bring the schema from ``revision`` (just read: :func:`stored_revision`) to the newest
     one unless it is there; migrate once. Alembic is imported only to migrate.
 
@@ -85,7 +85,7 @@ def upgrade_to_head(engine: Engine, revision: str | None) -> None:
         return
     if revision is not None and not is_shipped_revision(revision):
         raise StoreError(_newer_schema(engine, revision))
-    lock = _lock_sqlite_folder(engine)
+    lock = _lock_folder(sqlite_file)
     try:
         if stored_revision(engine) != HEAD_REVISION and not _created_at_head(engine):
             _migrate(engine)
@@ -156,20 +156,17 @@ def _newer_schema(engine: Engine, revision: str) -> str:
     )
 
 
-def _lock_sqlite_folder(engine: Engine) -> int | None:
+def _lock_folder(sqlite_file: Path | None) -> int | None:
     """A descriptor of the SQLite database's folder, locked exclusively; ``None`` if none.
 
     Where the folder cannot be opened (it does not exist, say) there is no lock:
     SQLite reports the problem when it opens the file.
     """
-    if sys.platform == "win32":
-        return None
-    folder = _sqlite_folder(engine)
-    if folder is None:
+    if sys.platform == "win32" or sqlite_file is None:
         return None
     try:
-        descriptor = os.open(folder, os.O_RDONLY)
-    except OSError:
+        descriptor = os.open(sqlite_file.resolve().parent, os.O_RDONLY)
+    except (OSError, ValueError):
         return None
     try:
         fcntl.flock(descriptor, fcntl.LOCK_EX)
@@ -177,13 +174,3 @@ def _lock_sqlite_folder(engine: Engine) -> int | None:
         os.close(descriptor)
         return None
     return descriptor
-
-
-def _sqlite_folder(engine: Engine) -> Path | None:
-    """The folder of the SQLite database file, or ``None`` for another database."""
-    database = engine.url.database
-    if engine.url.get_backend_name() != "sqlite" or not database or database == ":memory:":
-        return None
-    if database.startswith("file:"):  # a URI file name (``?uri=true``): left alone
-        return None
-    return Path(database).resolve().parent
