@@ -32,7 +32,13 @@ from packaging.version import Version
 
 from tracker.records.results import VersionInfo
 
-__all__ = ["SORT_KEY_MAX", "order_versions", "version_place_key", "version_sort_key"]
+__all__ = [
+    "SORT_KEY_MAX",
+    "order_versions",
+    "version_orders",
+    "version_place_key",
+    "version_sort_key",
+]
 
 SORT_KEY_MAX: Final = 400
 """The most characters a stored sort key may have (the ``sort_key`` column)."""
@@ -146,3 +152,15 @@ def order_versions(versions: Iterable[_V]) -> list[_V]:
     if items and all(v.release_date is not None for v in items):
         return sorted(items, key=lambda v: (v.release_date, version_sort_key(v.version)))
     return sorted(items, key=lambda v: version_sort_key(v.version))
+
+
+def version_orders(versions: Iterable[VersionInfo]) -> dict[str, tuple[str, ...]]:
+    """Each software's versions in their explicit order, by software name: the one place a
+    run orders the versions it was given."""
+    by_software: dict[str, list[VersionInfo]] = {}
+    for v in versions:
+        by_software.setdefault(v.software, []).append(v)
+    return {
+        software: tuple(v.version for v in order_versions(found))
+        for software, found in sorted(by_software.items())
+    }

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from tracker.analyze.collect import collect_samples, framework, series_key
+from tracker.analyze.collect import collect_samples, framework
 from tracker.records.results import AnalysisSample
 from tracker.stats import ScalingGroup, ScalingPoint, scaling_groups, scaling_key
 
@@ -74,7 +74,7 @@ def _reference(samples: list[AnalysisSample]) -> dict[str, Any]:
     points: dict[str, list[ScalingPoint]] = defaultdict(list)
     firsts: dict[str, AnalysisSample] = {}
     for s in (s for s in samples if s.is_valid):
-        key = series_key(s.software, s.system_key, s.benchmark, s.scenario, s.workload, s.metric)
+        key = str(s.series_key)
         first = firsts.setdefault(key, s)  # a series' count and kind are its first sample's
         by_version = values.setdefault(s.software, {}).setdefault(key, {})
         by_version.setdefault(s.version, []).append(s.value)

@@ -46,7 +46,7 @@ def test_store_points_become_series() -> None:
         [point("2.0.12", (1997.0,)), point("2.0.11", (718.0, 720.0))],
         version_order=["2.0.11", "2.0.12"],
     )
-    assert s.key == "nim/b200x4/llama/Server//tokens_per_s"
+    assert s.key == "nim|b200x4|llama|Server||tokens_per_s"
     assert s.versions == ("2.0.11", "2.0.12") and s.samples == ((718.0, 720.0), (1997.0,))
 
 

@@ -50,6 +50,7 @@ from tracker.analyze.groupings import (
     scales_with_accelerators,
 )
 from tracker.records.findings import AXIS_STACK, AXIS_VERSION, SeriesInfo
+from tracker.records.keys import SeriesKey, join_key
 from tracker.records.results import AnalysisSample
 from tracker.stats import (
     ScalingGroup,
@@ -71,7 +72,6 @@ __all__ = [
     "Values",
     "collect_samples",
     "framework",
-    "series_key",
     "stack_series",
     "version_series",
 ]
@@ -99,11 +99,6 @@ class SampleSet:
     invalid: int = 0
     precisions: dict[str, dict[str, frozenset[str]]] = field(default_factory=dict)
     """series key → version → the precision classes its samples state (where any do)."""
-
-
-def series_key(*parts: str) -> str:
-    """The key of a series: its labels joined with ``|``."""
-    return "|".join(parts)
 
 
 def framework(stack: str | None) -> str:
@@ -141,7 +136,7 @@ def _stack_info(platform: Platform, version: str, labels: SampleLabels) -> tuple
         f"{submitter or ''} {division or ''} {accelerator or '?'} "
         f"x{count} ({nodes or '?'} nodes, {host or '?'}{f', {precision}' if precision else ''})"
     )
-    key = series_key(software, version, name, benchmark, scenario, workload, metric)
+    key = join_key(software, version, name, benchmark, scenario, workload, metric)
     info = SeriesInfo(
         software,
         name,
@@ -226,7 +221,7 @@ class _Collector:
         self.arrived = 0
 
     def _new(self, labels: _Labels, sample: AnalysisSample) -> _Series:
-        key = series_key(*labels)
+        key = str(SeriesKey(*labels))
         self.out.infos[key] = SeriesInfo(*labels, sample.unit, sample.higher_is_better)
         by_version: defaultdict[str, list[float]] = defaultdict(list)
         self.out.values.setdefault(sample.software, {})[key] = by_version
@@ -357,7 +352,7 @@ class _Collector:
         self._finish_stacks()
         self._finish_scaling()
         self.out.precisions = {
-            series_key(*labels): {v: frozenset(found) for v, found in entry.precisions.items()}
+            str(SeriesKey(*labels)): {v: frozenset(found) for v, found in entry.precisions.items()}
             for labels, entry in self.series.items()
             if entry.precisions
         }

@@ -37,6 +37,7 @@ from typing import Any
 
 from tracker.analyze.groupings import PERFORMANCE
 from tracker.records.findings import AXIS_STACK, FindingRecord, SeriesInfo, SweepTarget
+from tracker.records.keys import join_key
 from tracker.stats import (
     ChangePointResult,
     Comparison,
@@ -261,7 +262,7 @@ def _scaling_key_text(software: str, finding: ScalingFinding) -> str:
     parts = (software, k.submitter, k.accelerator, k.benchmark, k.scenario, k.workload, k.metric)
     capped = k.power_mode if k.power_mode and k.power_mode != PERFORMANCE else ""
     tail = " ".join(p for p in (k.division, k.software_stack, k.host_cpu, capped) if p)
-    return "|".join((*parts, tail, f"x{finding.base_accelerators}->x{finding.accelerators}"))
+    return join_key(*parts, tail, f"x{finding.base_accelerators}->x{finding.accelerators}")
 
 
 def _scaling_values(

@@ -67,6 +67,7 @@ from dataclasses import dataclass, replace
 from typing import TypeVar
 
 from tracker.records.findings import SeriesInfo
+from tracker.records.keys import VersionPair
 from tracker.records.results import AnalysisSample
 from tracker.stats import ScalingFinding, SeriesSamples
 
@@ -292,15 +293,15 @@ def series_labels(infos: Mapping[str, SeriesInfo]) -> dict[str, tuple[str, ...]]
 
 
 def fold_twins(
-    groups: Mapping[tuple[str, str], Sequence[SeriesSamples]], infos: Mapping[str, SeriesInfo]
-) -> tuple[dict[tuple[str, str], list[SeriesSamples]], dict[str, list[str]]]:
+    groups: Mapping[VersionPair, Sequence[SeriesSamples]], infos: Mapping[str, SeriesInfo]
+) -> tuple[dict[VersionPair, list[SeriesSamples]], dict[str, list[str]]]:
     """``groups`` without the ``-99.9`` twins that repeat their ``-99`` series at the pair,
     and per ``-99`` key the twins it stands for (:mod:`tracker.analyze.groupings`)."""
     labels = series_labels(infos)
-    kept: dict[tuple[str, str], list[SeriesSamples]] = {}
+    kept: dict[VersionPair, list[SeriesSamples]] = {}
     twins: dict[str, list[str]] = defaultdict(list)
     for pair, members in groups.items():
-        repeated = twin_pairs(members, labels, versions=pair)
+        repeated = twin_pairs(members, labels, versions=(pair.baseline, pair.candidate))
         kept[pair] = [s for s in members if s.key not in repeated]
         for twin, primary in sorted(repeated.items()):
             if twin not in twins[primary]:
@@ -309,10 +310,10 @@ def fold_twins(
 
 
 def comparable_groups(
-    groups: Mapping[tuple[str, str], Sequence[SeriesSamples]],
+    groups: Mapping[VersionPair, Sequence[SeriesSamples]],
     infos: Mapping[str, SeriesInfo],
     precisions: Mapping[str, Mapping[str, frozenset[str]]],
-) -> tuple[dict[tuple[str, str], list[SeriesSamples]], dict[str, list[str]]]:
+) -> tuple[dict[VersionPair, list[SeriesSamples]], dict[str, list[str]]]:
     """The pairs the rules allow: one precision class on both sides, twins folded
     (:func:`fold_twins`: the kept groups and, per ``-99`` key, its twins)."""
     kept = {
@@ -322,8 +323,8 @@ def comparable_groups(
     return fold_twins(kept, infos)
 
 
-def _one_precision(by_version: Mapping[str, frozenset[str]] | None, pair: tuple[str, str]) -> bool:
+def _one_precision(by_version: Mapping[str, frozenset[str]] | None, pair: VersionPair) -> bool:
     if not by_version:
         return True
-    before, after = by_version.get(pair[0]), by_version.get(pair[1])
+    before, after = by_version.get(pair.baseline), by_version.get(pair.candidate)
     return not before or not after or before == after

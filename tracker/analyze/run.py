@@ -64,6 +64,7 @@ from tracker.records.findings import (
     StoredFinding,
     SweepTarget,
 )
+from tracker.records.keys import VersionPair
 from tracker.records.results import OUTPUT_TOKENS_PER_S, AnalysisSample, SweepSample, VersionInfo
 from tracker.stats import (
     ChangeEvidence,
@@ -84,7 +85,7 @@ from tracker.stats import (
     series_gain,
     software_gains,
 )
-from tracker.versions import order_versions
+from tracker.versions import version_orders
 
 if TYPE_CHECKING:
     from tracker.store.facade import Store
@@ -146,61 +147,60 @@ class AnalysisOutcome:
         return tuple(g for software in sorted(self.scaling) for g in self.scaling[software])
 
 
-def _orders(versions: Iterable[VersionInfo]) -> dict[str, tuple[str, ...]]:
-    by_software: dict[str, list[VersionInfo]] = defaultdict(list)
-    for v in versions:
-        by_software[v.software].append(v)
-    return {
-        software: tuple(v.version for v in order_versions(found))
-        for software, found in sorted(by_software.items())
-    }
+VersionOrders = Mapping[str, Sequence[str]]
+"""Each software's versions in their explicit order."""
 
 
-Pair = tuple[str, str]
+def _orders(versions: Iterable[VersionInfo] | VersionOrders) -> dict[str, tuple[str, ...]]:
+    if isinstance(versions, Mapping):
+        return {software: tuple(order) for software, order in versions.items()}
+    return version_orders(versions)
 
 
 def _pairs(
-    series: Iterable[SeriesSamples], pair: Pair | None, *, every: bool
-) -> dict[Pair, list[SeriesSamples]]:
-    """The series to compare, per (baseline, candidate): ``pair`` in every series that has
-    both; else every neighbouring pair (``every``) or each series' newest two versions."""
-    out: dict[Pair, list[SeriesSamples]] = defaultdict(list)
+    series: Iterable[SeriesSamples], pair: VersionPair | None, *, every: bool
+) -> dict[VersionPair, list[SeriesSamples]]:
+    """The series to compare, per version pair: ``pair`` in every series that has both;
+    else every neighbouring pair (``every``) or each series' newest two versions."""
+    out: dict[VersionPair, list[SeriesSamples]] = defaultdict(list)
     for s in series:
         if pair is not None:
-            if s.index(pair[0]) is not None and s.index(pair[1]) is not None:
+            if s.index(pair.baseline) is not None and s.index(pair.candidate) is not None:
                 out[pair].append(s)
         elif every:
             for old, new in zip(s.versions, s.versions[1:], strict=False):
-                out[(old, new)].append(s)
+                out[VersionPair(old, new)].append(s)
         elif len(s.versions) > 1:
-            out[(s.versions[-2], s.versions[-1])].append(s)
+            out[VersionPair(s.versions[-2], s.versions[-1])].append(s)
     return out
 
 
-def _merged(*groups: Mapping[Pair, list[SeriesSamples]]) -> dict[Pair, list[SeriesSamples]]:
-    out: dict[Pair, list[SeriesSamples]] = defaultdict(list)
+def _merged(
+    *groups: Mapping[VersionPair, list[SeriesSamples]],
+) -> dict[VersionPair, list[SeriesSamples]]:
+    out: dict[VersionPair, list[SeriesSamples]] = defaultdict(list)
     for group in groups:
         for pair, members in group.items():
             out[pair].extend(members)
     return out
 
 
-def _gains(groups: Mapping[Pair, Sequence[SeriesSamples]]) -> tuple[SeriesGain, ...]:
-    found = (series_gain(s, b, c) for (b, c) in sorted(groups) for s in groups[(b, c)])
+def _gains(groups: Mapping[VersionPair, Sequence[SeriesSamples]]) -> tuple[SeriesGain, ...]:
+    found = (series_gain(s, p.baseline, p.candidate) for p in sorted(groups) for s in groups[p])
     return tuple(g for g in found if g is not None)
 
 
 def _compare(
-    groups: Mapping[tuple[str, str], Sequence[SeriesSamples]],
+    groups: Mapping[VersionPair, Sequence[SeriesSamples]],
     settings: AnalysisSettings,
     rng: np.random.Generator,
     infos: Mapping[str, SeriesInfo],
 ) -> ComparisonRun:
     evidence: list[ChangeEvidence] = []
     missing: list[str] = []
-    for baseline, candidate in sorted(groups):
+    for pair in sorted(groups):
         found = collect_evidence(
-            groups[(baseline, candidate)], baseline, candidate, rng=rng, policy=settings.compare
+            groups[pair], pair.baseline, pair.candidate, rng=rng, policy=settings.compare
         )
         evidence.extend(found.evidence)
         missing.extend(found.missing)
@@ -243,19 +243,19 @@ def _merge_derived(
 def analyse(
     samples: Iterable[AnalysisSample],
     sweeps: Iterable[SweepSample],
-    versions: Iterable[VersionInfo],
+    versions: Iterable[VersionInfo] | VersionOrders,
     *,
     settings: AnalysisSettings | None = None,
-    baseline: str | None = None,
-    candidate: str | None = None,
+    pair: VersionPair | None = None,
     price_book: Mapping[str, float] | None = None,
     rng_seed: int = DEFAULT_SEED,
     analysed_at: datetime | None = None,
 ) -> AnalysisOutcome:
-    """The analysis of plain records (see the module docstring); stores nothing."""
+    """The analysis of plain records (see the module docstring); stores nothing.
+
+    ``versions``: the versions of the records, or their orders already made
+    (:func:`tracker.versions.version_orders`); ``pair``: compare exactly that pair."""
     conf = settings or AnalysisSettings()
-    if (baseline is None) != (candidate is None):
-        raise ConfigError("give both a baseline and a candidate version, or neither")
     orders = _orders(versions)
     found = collect_samples(samples)
     reading = sweep_targets(
@@ -267,8 +267,7 @@ def analyse(
     found.infos.update(reading.infos)
     _merge_derived(found, reading.values)
     series = build_version_series(found, orders)
-    stacks = stack_series(found) if baseline is None else ()
-    pair = None if baseline is None or candidate is None else (baseline, candidate)
+    stacks = stack_series(found) if pair is None else ()
     groups = _merged(_pairs(series, pair, every=False), _pairs(stacks, None, every=True))
     groups, twins = groupings.comparable_groups(groups, found.infos, found.precisions)
     comparisons = _compare(groups, conf, np.random.default_rng(rng_seed), found.infos)
@@ -311,8 +310,7 @@ def analyse(
 def run_analysis(
     store: Store,
     *,
-    baseline: str | None = None,
-    candidate: str | None = None,
+    pair: VersionPair | None = None,
     policy: AnalysisSettings | None = None,
     price_book: Mapping[str, float] | None = None,
     rng_seed: int = DEFAULT_SEED,
@@ -325,16 +323,16 @@ def run_analysis(
 
     ``versions``: the store's versions, when the caller has read them already."""
     versions = store.list_versions() if versions is None else versions
-    for role, label in (("baseline", baseline), ("candidate", candidate)):
-        if label is not None and not any(v.version == label for v in versions):
+    labels = () if pair is None else (("baseline", pair.baseline), ("candidate", pair.candidate))
+    for role, label in labels:
+        if not any(v.version == label for v in versions):
             raise ConfigError(f"unknown {role} version {label!r}; see `tracker export`")
     outcome = analyse(
         store.iter_analysis_samples(),
         store.iter_sweep_samples(metric=OUTPUT_TOKENS_PER_S.name),
         versions,
         settings=policy,
-        baseline=baseline,
-        candidate=candidate,
+        pair=pair,
         price_book=price_book,
         rng_seed=rng_seed,
     )

@@ -13,16 +13,17 @@ Verdicts under per-series floors and q levels (the gate's policy), decided once.
 A run's comparisons form one Benjamini–Hochberg family whatever the thresholds:
 the q-values are those of the whole family. Without per-series thresholds every
 verdict uses the run's floor and q level (:func:`tracker.stats.decide_verdicts`);
-with them (:class:`SeriesThresholds`, e.g. a
-:class:`~tracker.gate.policy.GatePolicy`) each series' floor and q level decide
-its verdict, and its evidence carries the floor that was applied.
+with them (:class:`SeriesThresholds`: fnmatch rules, built once from the gate's policy
+file) each series' floor and q level decide its verdict; its evidence carries the floor
+that was applied and its comparison the q level.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
-from typing import Any, Protocol
+from fnmatch import fnmatchcase
+from typing import Any
 
 from tracker.errors import ConfigError
 from tracker.records.findings import AnalysisRunSettings, SeriesInfo
@@ -43,6 +44,7 @@ __all__ = [
     "OPTION_NAMES",
     "ReportOverrides",
     "SeriesThresholds",
+    "Threshold",
     "decide",
     "recorded_settings",
     "report_settings",
@@ -51,12 +53,36 @@ __all__ = [
 ]
 
 
-class SeriesThresholds(Protocol):
-    """Per-series thresholds: (floor, or ``None`` for the method's own, and q level)."""
+@dataclass(frozen=True, slots=True)
+class Threshold:
+    """Floor and q for the series whose key, benchmark or metric matches ``match``."""
+
+    match: str
+    floor: float | None = None
+    q: float | None = None
+
+    def matches(self, key: str, benchmark: str, metric: str) -> bool:
+        """fnmatch (case-sensitive) on the series key, the benchmark or the metric."""
+        return any(fnmatchcase(text, self.match) for text in (key, benchmark, metric))
+
+
+@dataclass(frozen=True, slots=True)
+class SeriesThresholds:
+    """Per-series floors and q levels: the rules in order, the last match winning per knob."""
+
+    q_level: float
+    """The q level of a series no rule sets one for."""
+    rules: tuple[Threshold, ...] = ()
 
     def threshold_for(self, key: str, benchmark: str, metric: str) -> tuple[float | None, float]:
-        """The floor and q level of the series ``key``."""
-        ...
+        """(floor, or ``None`` for the method's own, and q level) of the series ``key``."""
+        floor: float | None = None
+        q = self.q_level
+        for rule in self.rules:
+            if rule.matches(key, benchmark, metric):
+                floor = rule.floor if rule.floor is not None else floor
+                q = rule.q if rule.q is not None else q
+        return floor, q
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,6 +13,7 @@ from typing import Any
 from tracker.analyze.groupings import Cause, cause_of, group_by, where
 from tracker.analyze.run import AnalysisOutcome
 from tracker.records.findings import FindingRecord, StoredFinding
+from tracker.records.keys import join_key
 from tracker.stats import Reach, Verdict
 from tracker.stats.compare import FAMILIES
 
@@ -178,7 +179,7 @@ def issue_text(members: Sequence[StoredFinding]) -> str:
     }.get(frozenset(plain), str(head.evidence.get("metric", metric)))
     at = where(causes)
     ids = id_ranges(m.id for m in members)
-    text = "|".join((software, system, benchmark, scenario, curve, forms))
+    text = join_key(software, system, benchmark, scenario, curve, forms)
     return f"{text} {at} ({len(members)} findings: {ids})".replace("  ", " ")
 
 

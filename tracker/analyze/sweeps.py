@@ -30,8 +30,8 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 
-from tracker.analyze.collect import series_key
 from tracker.records.findings import SeriesInfo, SweepTarget
+from tracker.records.keys import SeriesKey, split_key
 from tracker.records.results import SweepSample
 from tracker.stats import CostEstimate, Reach, estimate_cost, price_for
 from tracker.stats import throughput_at_interactivity as read_front
@@ -107,7 +107,7 @@ def _target(
     ratio = _input_ratio(sweep)
     labels = (head.benchmark, head.scenario, head.curve_workload, metric)
     found = SweepTarget(
-        key=series_key(head.software, head.system_key, *labels),
+        key=str(SeriesKey(head.software, head.system_key, *labels)),
         software=head.software,
         version=head.version,
         system=head.system_key,
@@ -161,7 +161,7 @@ def sweep_targets(
             skipped += 1
             continue
         targets.append(found)
-        metric = found.key.rsplit("|", 1)[1]
+        metric = split_key(found.key)[-1]
         unit = "tokens/s/accelerator" if found.per_accelerator else "tokens/s"
         infos.setdefault(
             found.key,

@@ -63,12 +63,13 @@ from tracker.gate.items import (
 from tracker.gate.items import with_reasons as invalid_with_reasons
 from tracker.gate.policy import GatePolicy, stored_triage
 from tracker.records.findings import SeriesInfo
-from tracker.records.results import OUTPUT_TOKENS_PER_S, VersionInfo
+from tracker.records.keys import VersionPair, join_key
+from tracker.records.results import OUTPUT_TOKENS_PER_S
 from tracker.stats.compare import Comparison, Verdict
 from tracker.stats.defaults import ComparePolicy
 from tracker.stats.scaling import ScalingFinding, ScalingIssue
 from tracker.stats.significance import Method
-from tracker.versions import order_versions
+from tracker.versions import version_orders
 
 if TYPE_CHECKING:
     from tracker.store.facade import Store
@@ -88,8 +89,7 @@ __all__ = [
 class GateResult:
     """The gate's decision: the exit code, every reported item, the settings used."""
 
-    baseline: str
-    candidate: str
+    pair: VersionPair
     exit_code: int
     strict: bool
     items: tuple[GateItem, ...]
@@ -101,6 +101,14 @@ class GateResult:
     issues: tuple[GateIssue, ...] = ()
     baseline_series: int = 0
     """Series of the candidate's software with a baseline result (missing ones included)."""
+
+    @property
+    def baseline(self) -> str:
+        return self.pair.baseline
+
+    @property
+    def candidate(self) -> str:
+        return self.pair.candidate
 
     def with_state(self, state: str) -> tuple[GateItem, ...]:
         """The items in ``state``."""
@@ -121,7 +129,7 @@ class GateResult:
         failing = self.issues_in(STATE_FAILING)
         doubtful = len(self.issues_in(STATE_SUSPECT)) + len(self.issues_in(STATE_INCONCLUSIVE))
         acked = len(self.issues_in(STATE_ACKNOWLEDGED))
-        pair = f"{self.baseline} → {self.candidate}"
+        pair = str(self.pair)
         missing = count_text(self.missing, self.baseline_series)
         missing_fails = any(i.kinds[0] == KIND_MISSING for i in failing)
         if self.exit_code == EXIT_GATE_FAILED:
@@ -142,10 +150,11 @@ class GateResult:
 
 
 def resolve_pair(
-    versions: Sequence[VersionInfo], baseline: str | None, candidate: str
-) -> tuple[str, str]:
-    """Check both versions exist; the default baseline is the version before the candidate."""
-    known = sorted({v.version for v in versions})
+    orders: Mapping[str, Sequence[str]], baseline: str | None, candidate: str
+) -> VersionPair:
+    """Check both versions exist; the default baseline is the version before the candidate
+    (``orders``: each software's versions in order)."""
+    known = sorted({v for order in orders.values() for v in order})
     listed = ", ".join(known) if known else "none (ingest some results first)"
     for label, name in ((candidate, "candidate"), (baseline, "baseline")):
         if label is not None and label not in known:
@@ -153,12 +162,11 @@ def resolve_pair(
     if baseline is not None:
         if baseline == candidate:
             raise ConfigError("the baseline and the candidate are the same version")
-        return baseline, candidate
-    for software in sorted({v.software for v in versions if v.version == candidate}):
-        order = [v.version for v in order_versions(v for v in versions if v.software == software)]
-        at = order.index(candidate)
+        return VersionPair(baseline, candidate)
+    for software in sorted(s for s, order in orders.items() if candidate in order):
+        at = orders[software].index(candidate)
         if at > 0:
-            return order[at - 1], candidate
+            return VersionPair(orders[software][at - 1], candidate)
     raise ConfigError(
         f"{candidate!r} is the first version of its software: give --baseline (known: {listed})"
     )
@@ -170,11 +178,10 @@ def _comparison_item(
     ev, verdict = c.evidence, c.verdict  # decided under the policy (see gate_settings)
     if verdict is Verdict.NO_CHANGE:
         return None
-    _floor, q_level = policy.threshold_for(ev.key, info.benchmark, info.metric)
     ack = policy.acknowledgement_for(ev.key, ev.candidate, today=today)
     delta = ev.delta_pct
     return replace(
-        base_item(info, ev.key, kind, ev.baseline, ev.candidate),
+        base_item(info, ev.key, kind, VersionPair(ev.baseline, ev.candidate)),
         verdict=verdict.value,
         state=item_state(verdict, kind, policy, ack),
         worse=ev.g is not None and ev.g < 0,
@@ -186,18 +193,19 @@ def _comparison_item(
         n_baseline=ev.n_baseline,
         n_candidate=ev.n_candidate,
         floor=ev.floor,
-        q_level=q_level,
+        q_level=c.q_level if c.q_level is not None else policy.q_level,
         detail=ev.note,
         acknowledgement=ack,
     )
 
 
 def _not_reached(
-    outcome: AnalysisOutcome, policy: GatePolicy, baseline: str, candidate: str, today: date
+    outcome: AnalysisOutcome, policy: GatePolicy, pair: VersionPair, today: date
 ) -> list[GateItem]:
+    baseline, candidate = pair.baseline, pair.candidate
     reached: dict[tuple[str, str], list[bool]] = {}
     for t in outcome.targets:
-        if t.version in (baseline, candidate):
+        if t.version in pair:
             ok = t.result.tokens_per_s_per_accelerator is not None
             reached.setdefault((t.key, t.version), []).append(ok)
     items = []
@@ -208,7 +216,7 @@ def _not_reached(
             verdict = Verdict.REGRESSION
             items.append(
                 replace(
-                    base_item(outcome.infos[key], key, "target", baseline, candidate),
+                    base_item(outcome.infos[key], key, "target", pair),
                     verdict="not_reached",
                     state=item_state(verdict, "target", policy, ack),
                     worse=True,
@@ -236,13 +244,13 @@ def _scaling_item(software: str, f: ScalingFinding, policy: GatePolicy, today: d
     k = f.key
     system = f"{k.submitter} {k.accelerator}".strip()
     parts = (software, system, k.benchmark, k.scenario, k.workload, "scaling_efficiency")
-    key = "|".join((*parts, f"x{f.base_accelerators}->x{f.accelerators}"))
+    key = join_key(*parts, f"x{f.base_accelerators}->x{f.accelerators}")
     ack = policy.acknowledgement_for(key, f.version, today=today)
     before = f.baseline_efficiency
     labels = (k.benchmark, k.scenario, k.workload, "scaling_efficiency", "fraction")
     info = SeriesInfo(software, system, *labels, higher_is_better=True)
     return replace(
-        base_item(info, key, "scaling", f.baseline_version or "", f.version),
+        base_item(info, key, "scaling", VersionPair(f.baseline_version or "", f.version)),
         verdict=Verdict.REGRESSION.value,
         state=item_state(Verdict.REGRESSION, "scaling", policy, ack),
         worse=True,
@@ -267,33 +275,29 @@ def evaluate_gate(
     outcome: AnalysisOutcome,
     policy: GatePolicy,
     *,
-    baseline: str,
-    candidate: str,
+    pair: VersionPair,
     today: date,
     strict: bool = False,
     invalid: Sequence[InvalidCandidate] = (),
 ) -> GateResult:
-    """Decide the gate for ``outcome``: an analysis of exactly ``baseline`` → ``candidate``
-    under :func:`gate_settings` of ``policy`` (which decided every comparison's verdict);
+    """Decide the gate for ``outcome``: an analysis of exactly ``pair`` under
+    :func:`gate_settings` of ``policy`` (which decided every comparison's verdict);
     ``invalid``: the series whose candidate has invalid results (:class:`InvalidWatch`)."""
-    if outcome.settings.thresholds != policy:
+    if outcome.settings.thresholds != policy.series_thresholds():
         raise ValueError("evaluate_gate needs an analysis run with gate_settings(policy)")
+    baseline, candidate = pair.baseline, pair.candidate
     run = outcome.comparisons
-    pair = [
-        c
-        for c in run.comparisons
-        if (c.evidence.baseline, c.evidence.candidate) == (baseline, candidate)
+    compared_pair = [
+        c for c in run.comparisons if VersionPair(c.evidence.baseline, c.evidence.candidate) == pair
     ]
-    found_invalid = invalid_items(
-        invalid, outcome.infos, policy, baseline=baseline, candidate=candidate, today=today
-    )
-    if not pair and not run.missing and not found_invalid:
+    found_invalid = invalid_items(invalid, outcome.infos, policy, pair=pair, today=today)
+    if not compared_pair and not run.missing and not found_invalid:
         raise ConfigError(
             f"no series has results for both {baseline} and {candidate}: nothing to compare"
         )
     targets = {t.key for t in outcome.targets}
     items: list[GateItem] = []
-    for c in pair:
+    for c in compared_pair:
         info = outcome.infos[c.key]
         kind = "target" if c.key in targets else "regression"
         item = _comparison_item(c, info, kind, policy, today)
@@ -305,31 +309,29 @@ def evaluate_gate(
             ack = policy.acknowledgement_for(key, candidate, today=today)
             items.append(
                 replace(
-                    base_item(outcome.infos[key], key, kind, baseline, candidate),
+                    base_item(outcome.infos[key], key, kind, pair),
                     verdict=Verdict.INCONCLUSIVE.value,
                     state=item_state(Verdict.INCONCLUSIVE, kind, policy, ack),
                     detail="no usable values on one side",
                     acknowledgement=ack,
                 )
             )
-    items += _not_reached(outcome, policy, baseline, candidate, today)
+    items += _not_reached(outcome, policy, pair, today)
     items += _scaling_items(outcome, policy, candidate, today)
     items += found_invalid
-    compared = {c.key for c in pair} | set(run.missing) | {i.key for i in found_invalid}
+    compared = {c.key for c in compared_pair} | set(run.missing) | {i.key for i in found_invalid}
     softwares = {outcome.infos[k].software for k in compared if k in outcome.infos}
     items += missing_items(
         outcome,
         policy,
-        baseline=baseline,
-        candidate=candidate,
+        pair=pair,
         softwares=softwares,
         reported={i.key for i in items},
         today=today,
     )
     items.sort(key=lambda i: (STATE_ORDER[i.state], i.kind, i.key))
     return GateResult(
-        baseline=baseline,
-        candidate=candidate,
+        pair=pair,
         exit_code=_exit_code(items, strict),
         strict=strict,
         items=tuple(items),
@@ -338,7 +340,7 @@ def evaluate_gate(
         family_method=run.family_method,
         policy=policy,
         version_order=outcome.version_order,
-        issues=gate_issues(items, sweep_points(outcome, baseline, candidate)),
+        issues=gate_issues(items, sweep_points(outcome, pair)),
         baseline_series=baseline_series(outcome, baseline, softwares),
     )
 
@@ -355,7 +357,7 @@ def gate_settings(policy: GatePolicy) -> AnalysisSettings:
         target_tokens_per_s_per_user=policy.target_tokens_per_s_per_user,
         efficiency_floor=policy.efficiency_floor,
         compare=compare,
-        thresholds=policy,
+        thresholds=policy.series_thresholds(),
     )
 
 
@@ -373,24 +375,22 @@ def run_gate(
     The versions are read once, for the pair and for the analysis; the samples are
     read once, for the analysis and for the invalid candidates it leaves out.
     """
-    versions = store.list_versions()
-    first, second = resolve_pair(versions, baseline, candidate)
-    watch = InvalidWatch(first, second)
+    orders = version_orders(store.list_versions())
+    pair = resolve_pair(orders, baseline, candidate)
+    watch = InvalidWatch(pair)
     outcome = analyse(
         watch.samples(store.iter_analysis_samples()),
         store.iter_sweep_samples(metric=OUTPUT_TOKENS_PER_S.name),
-        versions,
+        orders,
         settings=gate_settings(policy),
-        baseline=first,
-        candidate=second,
+        pair=pair,
     )
-    invalid = invalid_with_reasons(store, second, watch.found(), outcome.infos)
-    triage = stored_triage(store.list_findings(), second)
+    invalid = invalid_with_reasons(store, pair.candidate, watch.found(), outcome.infos)
+    triage = stored_triage(store.list_findings(), pair.candidate)
     return evaluate_gate(
         outcome,
         replace(policy, triage=triage),
-        baseline=first,
-        candidate=second,
+        pair=pair,
         today=today,
         strict=strict,
         invalid=invalid,

@@ -52,11 +52,11 @@ from dataclasses import dataclass, replace
 from datetime import date
 from typing import TYPE_CHECKING
 
-from tracker.analyze.collect import series_key
 from tracker.analyze.groupings import PER_ACCELERATOR, RUN_METRICS, Cause, cause_of, group_by, where
 from tracker.analyze.run import AnalysisOutcome
 from tracker.gate.policy import Acknowledgement, GatePolicy
 from tracker.records.findings import SeriesInfo
+from tracker.records.keys import SeriesKey, VersionPair
 from tracker.records.results import AnalysisSample
 from tracker.stats.compare import Verdict
 
@@ -169,7 +169,7 @@ def item_state(verdict: Verdict, kind: str, policy: GatePolicy, ack: Acknowledge
     return STATE_SUSPECT if verdict is Verdict.SUSPECT else STATE_INCONCLUSIVE
 
 
-def base_item(info: SeriesInfo, key: str, kind: str, baseline: str, candidate: str) -> GateItem:
+def base_item(info: SeriesInfo, key: str, kind: str, pair: VersionPair) -> GateItem:
     """An item of series ``key`` with its labels and versions, before its evidence."""
     return GateItem(
         kind=kind,
@@ -181,8 +181,8 @@ def base_item(info: SeriesInfo, key: str, kind: str, baseline: str, candidate: s
         workload=info.workload,
         metric=info.metric,
         unit=info.unit,
-        baseline=baseline,
-        candidate=candidate,
+        baseline=pair.baseline,
+        candidate=pair.candidate,
         verdict="",
         state="",
         worse=False,
@@ -207,24 +207,24 @@ def baseline_series(outcome: AnalysisOutcome, baseline: str, softwares: Collecti
 
 def _without_accelerators(key: str, at_candidate: Collection[str]) -> bool:
     """Whether ``key`` is a per-accelerator series whose plain form has a candidate result."""
-    head, _, metric = key.rpartition("|")
-    if PER_ACCELERATOR not in metric:
+    series = SeriesKey.parse(key)
+    if series is None or PER_ACCELERATOR not in series.metric:
         return False
-    return f"{head}|{metric.replace(PER_ACCELERATOR, '', 1)}" in at_candidate
+    return str(series.with_metric(series.metric.replace(PER_ACCELERATOR, "", 1))) in at_candidate
 
 
 def missing_items(
     outcome: AnalysisOutcome,
     policy: GatePolicy,
     *,
-    baseline: str,
-    candidate: str,
+    pair: VersionPair,
     softwares: Collection[str],
     reported: Collection[str],
     today: date,
 ) -> list[GateItem]:
     """One ``missing`` item per series of ``softwares`` with a baseline result and no
     candidate result, but those in ``reported`` (see the module docstring)."""
+    baseline, candidate = pair.baseline, pair.candidate
     at_candidate = {s.key for s in outcome.series if s.index(candidate) is not None}
     items: list[GateItem] = []
     for s in outcome.series:
@@ -243,7 +243,7 @@ def missing_items(
         )
         items.append(
             replace(
-                base_item(info, s.key, KIND_MISSING, baseline, candidate),
+                base_item(info, s.key, KIND_MISSING, pair),
                 verdict=KIND_MISSING,
                 state=item_state(Verdict.REGRESSION, KIND_MISSING, policy, ack),
                 worse=True,
@@ -281,24 +281,22 @@ class InvalidWatch:
     """Counts, per series, the valid baseline results and the candidate results (and how
     many of those are invalid) of the samples streamed through :meth:`samples`."""
 
-    def __init__(self, baseline: str, candidate: str) -> None:
-        self.baseline = baseline
-        self.candidate = candidate
+    def __init__(self, pair: VersionPair) -> None:
+        self.pair = pair
         self._baseline_valid: dict[str, int] = {}
         self._candidate: dict[str, list[int]] = {}
         """Series key → [invalid, total] at the candidate."""
 
     def samples(self, samples: Iterable[AnalysisSample]) -> Iterator[AnalysisSample]:
         """``samples``, unchanged, noted on the way."""
-        pair = (self.baseline, self.candidate)
         for sample in samples:
-            if sample.version in pair and sample.metric not in RUN_METRICS:
+            if sample.version in self.pair and sample.metric not in RUN_METRICS:
                 self._note(sample)
             yield sample
 
     def _note(self, s: AnalysisSample) -> None:
-        key = series_key(s.software, s.system_key, s.benchmark, s.scenario, s.workload, s.metric)
-        if s.version == self.candidate:
+        key = str(s.series_key)
+        if s.version == self.pair.candidate:
             counts = self._candidate.setdefault(key, [0, 0])
             counts[0] += 0 if s.is_valid else 1
             counts[1] += 1
@@ -353,8 +351,7 @@ def invalid_items(
     infos: Mapping[str, SeriesInfo],
     policy: GatePolicy,
     *,
-    baseline: str,
-    candidate: str,
+    pair: VersionPair,
     today: date,
 ) -> list[GateItem]:
     """One ``invalid`` item per series of ``found`` (see the module docstring)."""
@@ -362,12 +359,12 @@ def invalid_items(
     for f in found:
         if f.key not in infos:
             continue
-        ack = policy.acknowledgement_for(f.key, candidate, today=today)
+        ack = policy.acknowledgement_for(f.key, pair.candidate, today=today)
         what = "result" if f.total == 1 else f"{f.invalid} of {f.total} results"
         detail = f"candidate {what} invalid" + (f": {f.reason}" if f.reason else "")
         items.append(
             replace(
-                base_item(infos[f.key], f.key, KIND_INVALID, baseline, candidate),
+                base_item(infos[f.key], f.key, KIND_INVALID, pair),
                 verdict=KIND_INVALID,
                 state=item_state(Verdict.REGRESSION, KIND_INVALID, policy, ack),
                 worse=True,
@@ -496,14 +493,12 @@ def gate_issues(
     return tuple(issues)
 
 
-def sweep_points(
-    outcome: AnalysisOutcome, baseline: str, candidate: str
-) -> dict[tuple[str, ...], list[str]]:
+def sweep_points(outcome: AnalysisOutcome, pair: VersionPair) -> dict[tuple[str, ...], list[str]]:
     """Per cause, the sweep points with a result at either version."""
     points: dict[tuple[str, ...], list[str]] = {}
     for s in outcome.series:
         info = outcome.infos.get(s.key)
-        if info is None or (s.index(baseline) is None and s.index(candidate) is None):
+        if info is None or (s.index(pair.baseline) is None and s.index(pair.candidate) is None):
             continue
         cause = cause_of(
             info.software, info.system, info.benchmark, info.scenario, info.workload, info.metric

@@ -62,15 +62,17 @@ from __future__ import annotations
 import re
 import tomllib
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import astuple, dataclass, field
 from datetime import date, datetime
 from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any
 
 from tracker.analyze.groupings import cause_of
+from tracker.analyze.settings import SeriesThresholds, Threshold
 from tracker.errors import ConfigError
 from tracker.records.findings import StoredFinding
+from tracker.records.keys import SeriesKey, join_key
 from tracker.stats.defaults import EFFICIENCY_FLOOR, FLOOR_REPEATS, FLOOR_SINGLE, Q_LEVEL
 from tracker.versions import version_place_key
 
@@ -106,19 +108,6 @@ _GATE_KEYS = {
 }
 _THRESHOLD_KEYS = {"match", "floor", "q"}
 _ACK_KEYS = {"series", "versions", "reason", "author", "expires"}
-
-
-@dataclass(frozen=True, slots=True)
-class Threshold:
-    """Floor and q for the series whose key, benchmark or metric matches ``match``."""
-
-    match: str
-    floor: float | None = None
-    q: float | None = None
-
-    def matches(self, key: str, benchmark: str, metric: str) -> bool:
-        """fnmatch (case-sensitive) on the series key, the benchmark or the metric."""
-        return any(fnmatchcase(text, self.match) for text in (key, benchmark, metric))
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,15 +147,9 @@ class GatePolicy:
     triage: tuple[Acknowledgement, ...] = field(default=(), compare=False)
     """Stored findings triaged as acknowledged or expected (after the file's entries)."""
 
-    def threshold_for(self, key: str, benchmark: str, metric: str) -> tuple[float | None, float]:
-        """(floor or ``None`` for the method's default, q level) of one series."""
-        floor: float | None = None
-        q = self.q_level
-        for t in self.thresholds:
-            if t.matches(key, benchmark, metric):
-                floor = t.floor if t.floor is not None else floor
-                q = t.q if t.q is not None else q
-        return floor, q
+    def series_thresholds(self) -> SeriesThresholds:
+        """The policy's floors and q levels per series, as the analysis applies them."""
+        return SeriesThresholds(self.q_level, self.thresholds)
 
     def acknowledgement_for(
         self, key: str, candidate: str, *, today: date
@@ -372,15 +355,13 @@ def _patterns(findings: Sequence[StoredFinding]) -> list[str]:
     """One pattern per metric of the points of a sweep (``curve/*|metric``), else the key."""
     out: dict[str, None] = {}
     for f in findings:
-        head, _, metric = f.series_key.rpartition("|")
-        labels = head.split("|")
-        if len(labels) == 5:
-            cause = cause_of(labels[0], labels[1], labels[2], labels[3], labels[4], metric)
+        key = SeriesKey.parse(f.series_key)
+        if key is not None:
+            cause = cause_of(*astuple(key))
             if cause.point:
-                prefix = "|".join(labels[:4])
-                out[
-                    f"{escape_pattern(prefix)}|{escape_pattern(cause.curve)}/*|{escape_pattern(metric)}"
-                ] = None
+                head = (key.software, key.system, key.benchmark, key.scenario)
+                curve = f"{escape_pattern(cause.curve)}/*"
+                out[join_key(*map(escape_pattern, head), curve, escape_pattern(key.metric))] = None
                 continue
         out[escape_pattern(f.series_key)] = None
     return list(out)

@@ -21,6 +21,8 @@ from dataclasses import dataclass, field, replace
 from datetime import date
 from typing import Any, Final
 
+from tracker.records.keys import SeriesKey
+
 __all__ = [
     "AnalysisSample",
     "ArtifactRecord",
@@ -231,6 +233,13 @@ class SeriesPoint:
     system_key: str = ""
     """The system's identity (``submitter/name``); empty: the name alone identifies it."""
 
+    @property
+    def series_key(self) -> SeriesKey:
+        system = self.system_key or self.system
+        return SeriesKey(
+            self.software, system, self.benchmark, self.scenario, self.workload, self.metric
+        )
+
 
 @dataclass(frozen=True, slots=True)
 class ExportRow:
@@ -382,6 +391,11 @@ class AnalysisSample:
     sweep_key: str | None
     precision: str | None = None
     """The precision class the round states (MLPerf's ``weight_data_types``), if any."""
+
+    @property
+    def series_key(self) -> SeriesKey:
+        labels = (self.benchmark, self.scenario, self.workload, self.metric)
+        return SeriesKey(self.software, self.system_key, *labels)
 
 
 @dataclass(frozen=True, slots=True)

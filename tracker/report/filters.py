@@ -13,6 +13,8 @@ from typing import Any
 
 from markupsafe import Markup
 
+from tracker.records.keys import SeriesKey, split_key
+
 __all__ = [
     "EVIDENCE_SHOWN",
     "FILTERS",
@@ -227,7 +229,7 @@ def format_point(series_key: str, metric: str = "") -> str:
     >>> format_point("mlperf|Corp|Accel|llm|Offline||qps|closed stack|x8->x32")
     '8 → 32 accelerators'
     """
-    parts = series_key.split("|")
+    parts = split_key(series_key)
     last = parts[-1]
     if len(parts) > 6 and last.startswith("x") and "->x" in last:
         low, _, high = last[1:].partition("->x")
@@ -358,8 +360,8 @@ def format_workload(series_key: str) -> str:
 
     Empty when the key has none (or is not a series key, like a scaling group's).
     """
-    parts = series_key.split("|")
-    workload = parts[4] if len(parts) == 6 else ""
+    key = SeriesKey.parse(series_key)
+    workload = key.workload if key is not None else ""
     return workload.rpartition("/")[0] if _concurrency(workload) is not None else workload
 
 

@@ -45,19 +45,20 @@ from tracker.report.pages.platforms import PlatformSamples
 from tracker.report.site import render_site
 from tracker.stats import SeriesSamples, collect_evidence, decide_verdicts
 from tracker.store.facade import Store
-from tracker.versions import order_versions
+from tracker.versions import version_orders
 
 __all__ = ["gather_report_input", "publish_report", "version_pairs"]
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
-def _ordered(versions: Sequence[VersionInfo]) -> list[VersionInfo]:
-    return [
-        version
-        for software in sorted({v.software for v in versions})
-        for version in order_versions(v for v in versions if v.software == software)
-    ]
+def _ordered(
+    versions: Sequence[VersionInfo],
+) -> tuple[dict[str, tuple[str, ...]], list[VersionInfo]]:
+    """Each software's version order, and ``versions`` in it (by software, then version)."""
+    orders = version_orders(versions)
+    known = {(v.software, v.version): v for v in versions}
+    return orders, [known[(software, v)] for software, order in orders.items() for v in order]
 
 
 def version_pairs(order: Sequence[str]) -> list[tuple[str, str, bool, bool]]:
@@ -162,14 +163,14 @@ def gather_report_input(
     """
     chosen = report_settings(store.latest_analysis_settings(), overrides)
     conf = settings_of(chosen.run)
-    versions = _ordered(store.list_versions())
+    orders, versions = _ordered(store.list_versions())
     systems = _Systems()
     platforms = PlatformSamples()
     sweeps = tuple(store.iter_sweep_samples(metric=OUTPUT_TOKENS_PER_S.name))
     outcome = analyse(
         platforms.watch(systems.watch(store.iter_analysis_samples())),
         sweeps,
-        versions,
+        orders,
         settings=conf,
         price_book=chosen.run.price_book,
         rng_seed=rng_seed,

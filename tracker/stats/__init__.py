@@ -109,7 +109,6 @@ from tracker.stats.series import (
     series_from_points,
     series_from_rows,
     series_gain,
-    series_key,
     software_gains,
 )
 from tracker.stats.serving import (
@@ -183,7 +182,6 @@ __all__ = [
     "series_from_points",
     "series_from_rows",
     "series_gain",
-    "series_key",
     "software_gains",
     "throughput_at_interactivity",
     "throughput_series",

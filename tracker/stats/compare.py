@@ -272,6 +272,8 @@ class Comparison:
     evidence: ChangeEvidence
     q_value: float | None
     verdict: Verdict
+    q_level: float | None = None
+    """The level the verdict was judged at (the run's, or its series' own threshold)."""
 
     @property
     def key(self) -> str:
@@ -372,7 +374,7 @@ def judge(
         advice = suspect_advice(evidence)
         note = f"{evidence.note}; {advice}" if evidence.note else advice
         evidence = replace(evidence, note=note)
-    return Comparison(evidence, q_value, found)
+    return Comparison(evidence, q_value, found, q_level)
 
 
 def directional_q_values(

@@ -47,7 +47,6 @@ __all__ = [
     "series_from_points",
     "series_from_rows",
     "series_gain",
-    "series_key",
     "software_gains",
 ]
 
@@ -175,22 +174,16 @@ def series_from_rows(
     return tuple(out)
 
 
-def series_key(point: SeriesPoint) -> str:
-    """A stored point's series identity: software/system/benchmark/scenario/workload/metric."""
-    parts = (point.software, point.system, point.benchmark, point.scenario, point.workload)
-    return "/".join((*parts, point.metric))
-
-
 def series_from_points(
     points: Iterable[SeriesPoint], *, version_order: Sequence[str]
 ) -> tuple[SeriesSamples, ...]:
     """Series from the store's :class:`~tracker.records.results.SeriesPoint` rows.
 
-    A series is keyed by :func:`series_key`; each point's ``values`` are the
-    samples of its version.
+    A series is keyed by its :class:`~tracker.records.keys.SeriesKey`; each point's
+    ``values`` are the samples of its version.
     """
     rows = (
-        SampleRow(series_key(p), p.version, v, p.higher_is_better, p.system, p.benchmark)
+        SampleRow(str(p.series_key), p.version, v, p.higher_is_better, p.system, p.benchmark)
         for p in points
         for v in p.values
     )
