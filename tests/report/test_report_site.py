@@ -13,6 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from tests.support.field_docs import field_docs
 from tracker.analyze.run import run_analysis
 from tracker.demo import DEMO_JOB, write_demo_data, write_mlperf_rounds, write_serving_data
 from tracker.ingest.run import ingest_source, read_job
@@ -84,8 +85,9 @@ PAGE_CLASSES = [
 
 @pytest.mark.parametrize("context_class", PAGE_CLASSES, ids=lambda c: c.__name__)
 def test_every_page_context_field_has_help_text(context_class: type[Any]) -> None:
+    docs = field_docs(context_class)
     for item in dataclasses.fields(context_class):
-        assert item.metadata.get("help"), f"{context_class.__name__}.{item.name} has no help"
+        assert docs.get(item.name), f"{context_class.__name__}.{item.name} has no help"
 
 
 def test_slug_is_safe_readable_and_deterministic() -> None:

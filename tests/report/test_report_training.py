@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from tests.support.cli_rows import tracker
+from tests.support.field_docs import field_docs
 from tracker.formats.mlperf_training.read import RUN_TIME_TO_TRAIN, SCORE, SOFTWARE
 from tracker.records.results import VersionInfo
 from tracker.report.common import SystemNames
@@ -227,8 +228,9 @@ def test_a_folder_without_a_score_shows_its_runs_and_says_so() -> None:
     ids=lambda c: c.__name__,
 )
 def test_every_training_page_field_has_help_text(context_class: type[Any]) -> None:
+    docs = field_docs(context_class)
     for item in dataclasses.fields(context_class):
-        assert item.metadata.get("help"), f"{context_class.__name__}.{item.name} has no help"
+        assert docs.get(item.name), f"{context_class.__name__}.{item.name} has no help"
 
 
 def test_the_report_reads_only_the_training_rows_from_the_store(site: Path) -> None:

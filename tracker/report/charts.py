@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from tracker.text_safety import chart_text, chart_value
@@ -57,9 +57,12 @@ _COLORS = (
 class Chart:
     """One interactive chart of a page."""
 
-    id: str = field(metadata={"help": "Element id, unique within the page."})
-    title: str = field(metadata={"help": "Caption shown above the chart (plain text)."})
-    spec: Spec = field(metadata={"help": "The plotly.js figure: data and layout (JSON)."})
+    id: str
+    """Element id, unique within the page."""
+    title: str
+    """Caption shown above the chart (plain text)."""
+    spec: Spec
+    """The plotly.js figure: data and layout (JSON)."""
 
 
 def label(text: str) -> str:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
 from tracker.records.findings import FindingRecord, SeriesInfo, StoredFinding
@@ -56,13 +56,16 @@ PAGE_ROWS = 1000
 class SystemName:
     """How one system (by identity) is named and linked."""
 
-    key: str = field(metadata={"help": "Identity: submitter/name."})
-    name: str = field(metadata={"help": "System name."})
-    submitter: str = field(metadata={"help": "Submitter; empty when unknown."})
-    label: str = field(
-        metadata={"help": "The name, with the submitter where another system has the name."}
-    )
-    href: str = field(metadata={"help": "The system page (relative to the root)."})
+    key: str
+    """Identity: submitter/name."""
+    name: str
+    """System name."""
+    submitter: str
+    """Submitter; empty when unknown."""
+    label: str
+    """The name, with the submitter where another system has the name."""
+    href: str
+    """The system page (relative to the root)."""
 
 
 def _name_of_key(key: str) -> str:
@@ -97,54 +100,69 @@ class SystemNames:
 class PageLink:
     """A link to another page of the site."""
 
-    text: str = field(metadata={"help": "Link text (from the data: escaped)."})
-    href: str = field(metadata={"help": "Relative to the site root."})
-    detail: str = field(default="", metadata={"help": "A short note shown beside the link."})
+    text: str
+    """Link text (from the data: escaped)."""
+    href: str
+    """Relative to the site root."""
+    detail: str = ""
+    """A short note shown beside the link."""
 
 
 @dataclass(frozen=True, slots=True)
 class FindingRow:
     """One finding, as the findings table and the series pages show it."""
 
-    id: int | None = field(metadata={"help": "Stored id; None when the finding is not stored."})
-    status: str = field(metadata={"help": "Triage state, or 'not stored' (run tracker analyze)."})
-    kind: str = field(metadata={"help": "regression, suspect, improvement, change_point, …"})
-    software: str = field(metadata={"help": "Software name."})
-    system: str = field(
-        metadata={
-            "help": "System name, with its submitter where names collide;"
-            " a scaling group's submitter and accelerator."
-        }
-    )
-    benchmark: str = field(metadata={"help": "Benchmark name."})
-    scenario: str = field(metadata={"help": "Scenario."})
-    metric: str = field(metadata={"help": "Metric (or the finding's subject)."})
-    workload: str = field(metadata={"help": "Workload (without its sweep point); may be empty."})
-    point: str = field(
-        metadata={"help": "Where on the workload: 'concurrency 16', '8 → 32 accelerators', …"}
-    )
-    summary: str = field(
-        metadata={"help": "The finding in words where a change % says too little (scaling)."}
-    )
-    system_key: str = field(metadata={"help": "The system's identity (empty for groups)."})
-    series_key: str = field(metadata={"help": "The key of the series or group it is about."})
-    baseline: str | None = field(metadata={"help": "Baseline version, when there is one."})
-    candidate: str | None = field(metadata={"help": "Candidate version."})
-    change_pct: float | None = field(metadata={"help": "Relative change in percent (raw)."})
-    higher_is_better: bool = field(metadata={"help": "Direction of the metric."})
-    method: str = field(metadata={"help": "How it was found."})
-    ci_pct: tuple[float, float] | None = field(metadata={"help": "CI of the change, percent."})
-    p_value: float | None = field(metadata={"help": "p-value, when tested."})
-    q_value: float | None = field(metadata={"help": "Benjamini–Hochberg q-value, when tested."})
-    note: str = field(metadata={"help": "Triage note or evidence note."})
-    evidence: Mapping[str, Any] = field(
-        metadata={"help": "The evidence (JSON-ready); shown through the evidence_items filter."}
-    )
-    href: str = field(metadata={"help": "The page of its benchmark (relative to the root)."})
-    evidence_href: str = field(
-        default="findings.html",
-        metadata={"help": "The findings page that shows its evidence (relative to the root)."},
-    )
+    id: int | None
+    """Stored id; None when the finding is not stored."""
+    status: str
+    """Triage state, or 'not stored' (run tracker analyze)."""
+    kind: str
+    """regression, suspect, improvement, change_point, …"""
+    software: str
+    """Software name."""
+    system: str
+    """System name, with its submitter where names collide; a scaling group's submitter and
+    accelerator."""
+    benchmark: str
+    """Benchmark name."""
+    scenario: str
+    """Scenario."""
+    metric: str
+    """Metric (or the finding's subject)."""
+    workload: str
+    """Workload (without its sweep point); may be empty."""
+    point: str
+    """Where on the workload: 'concurrency 16', '8 → 32 accelerators', …"""
+    summary: str
+    """The finding in words where a change % says too little (scaling)."""
+    system_key: str
+    """The system's identity (empty for groups)."""
+    series_key: str
+    """The key of the series or group it is about."""
+    baseline: str | None
+    """Baseline version, when there is one."""
+    candidate: str | None
+    """Candidate version."""
+    change_pct: float | None
+    """Relative change in percent (raw)."""
+    higher_is_better: bool
+    """Direction of the metric."""
+    method: str
+    """How it was found."""
+    ci_pct: tuple[float, float] | None
+    """CI of the change, percent."""
+    p_value: float | None
+    """p-value, when tested."""
+    q_value: float | None
+    """Benjamini–Hochberg q-value, when tested."""
+    note: str
+    """Triage note or evidence note."""
+    evidence: Mapping[str, Any]
+    """The evidence (JSON-ready); shown through the evidence_items filter."""
+    href: str
+    """The page of its benchmark (relative to the root)."""
+    evidence_href: str = "findings.html"
+    """The findings page that shows its evidence (relative to the root)."""
 
 
 def _text(value: Any) -> str:
@@ -296,16 +314,22 @@ _T = TypeVar("_T")
 class Pager:
     """Where one page is among the pages of a table."""
 
-    number: int = field(metadata={"help": "This page's number, from 1."})
-    count: int = field(metadata={"help": "How many pages the table has (at least 1)."})
-    first_row: int = field(metadata={"help": "Number of the page's first row, from 1."})
-    last_row: int = field(metadata={"help": "Number of its last row."})
-    total_rows: int = field(metadata={"help": "Rows over all pages."})
-    links: tuple[PageLink, ...] = field(
-        metadata={"help": "Every page (text: its number), relative to this page's folder."}
-    )
-    previous: str = field(metadata={"help": "The page before, or empty on the first."})
-    next: str = field(metadata={"help": "The page after, or empty on the last."})
+    number: int
+    """This page's number, from 1."""
+    count: int
+    """How many pages the table has (at least 1)."""
+    first_row: int
+    """Number of the page's first row, from 1."""
+    last_row: int
+    """Number of its last row."""
+    total_rows: int
+    """Rows over all pages."""
+    links: tuple[PageLink, ...]
+    """Every page (text: its number), relative to this page's folder."""
+    previous: str
+    """The page before, or empty on the first."""
+    next: str
+    """The page after, or empty on the last."""
 
 
 def _local(href: str) -> str:

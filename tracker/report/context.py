@@ -1,7 +1,7 @@
 """What the index page shows, built from plain records and nothing else.
 
-Each page gets one frozen dataclass whose fields carry ``metadata={"help": ...}``
-(datasette's documented ``Context``), so the template's inputs are written down
+Each page gets one frozen dataclass whose fields each carry a docstring (as
+datasette documents its ``Context``), so the template's inputs are written down
 in one place and a test can check that none is left undocumented.
 
 One table per software name; its columns are that software's versions in the
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from tracker.records.results import SeriesPoint, VersionInfo
 from tracker.report.common import SystemNames
@@ -37,69 +37,88 @@ _RowKey = tuple[str, str, str, str, str, str]
 class Cell:
     """The samples of one series at one version, summarised."""
 
-    median: float = field(metadata={"help": "Median of the samples; the value shown."})
-    n: int = field(metadata={"help": "Number of samples (repeats) behind the median."})
-    valid_count: int = field(metadata={"help": "How many of the samples were valid runs."})
-    min: float = field(metadata={"help": "Smallest sample."})
-    max: float = field(metadata={"help": "Largest sample."})
-    has_invalid: bool = field(metadata={"help": "True when at least one sample is invalid."})
+    median: float
+    """Median of the samples; the value shown."""
+    n: int
+    """Number of samples (repeats) behind the median."""
+    valid_count: int
+    """How many of the samples were valid runs."""
+    min: float
+    """Smallest sample."""
+    max: float
+    """Largest sample."""
+    has_invalid: bool
+    """True when at least one sample is invalid."""
 
 
 @dataclass(frozen=True, slots=True)
 class SeriesRow:
     """One series of one software: a row of its table."""
 
-    system: str = field(
-        metadata={"help": "Name of the system under test; with its submitter where names collide."}
-    )
-    system_key: str = field(metadata={"help": "The system's identity (submitter/name)."})
-    system_href: str = field(metadata={"help": "The system's page (relative to the root)."})
-    benchmark: str = field(metadata={"help": "Benchmark (model) name."})
-    scenario: str = field(metadata={"help": "Scenario, e.g. Offline or Server."})
-    workload: str = field(metadata={"help": "Workload label; empty when there is none."})
-    metric: str = field(metadata={"help": "Metric name."})
-    unit: str = field(metadata={"help": "Unit of every value in the row."})
-    higher_is_better: bool = field(metadata={"help": "Direction of improvement."})
-    is_example: bool = field(metadata={"help": "True when any sample in the row is example data."})
-    cells: tuple[Cell | None, ...] = field(
-        metadata={"help": "One cell per version column, in column order; None where not measured."}
-    )
+    system: str
+    """Name of the system under test; with its submitter where names collide."""
+    system_key: str
+    """The system's identity (submitter/name)."""
+    system_href: str
+    """The system's page (relative to the root)."""
+    benchmark: str
+    """Benchmark (model) name."""
+    scenario: str
+    """Scenario, e.g. Offline or Server."""
+    workload: str
+    """Workload label; empty when there is none."""
+    metric: str
+    """Metric name."""
+    unit: str
+    """Unit of every value in the row."""
+    higher_is_better: bool
+    """Direction of improvement."""
+    is_example: bool
+    """True when any sample in the row is example data."""
+    cells: tuple[Cell | None, ...]
+    """One cell per version column, in column order; None where not measured."""
 
 
 @dataclass(frozen=True, slots=True)
 class SeriesTable:
     """All series of one software name."""
 
-    software: str = field(metadata={"help": "Software name; the table's heading."})
-    versions: tuple[str, ...] = field(
-        metadata={"help": "Version labels with results, in explicit version order."}
-    )
-    rows: tuple[SeriesRow, ...] = field(
-        metadata={"help": "Series, sorted by system, benchmark, scenario, workload, metric."}
-    )
+    software: str
+    """Software name; the table's heading."""
+    versions: tuple[str, ...]
+    """Version labels with results, in explicit version order."""
+    rows: tuple[SeriesRow, ...]
+    """Series, sorted by system, benchmark, scenario, workload, metric."""
 
 
 @dataclass(frozen=True, slots=True)
 class PageCounts:
     """Totals shown in the page summary."""
 
-    software: int = field(metadata={"help": "Number of software names (tables)."})
-    series: int = field(metadata={"help": "Number of series (rows) over all tables."})
-    samples: int = field(metadata={"help": "Number of samples over all cells."})
-    invalid_samples: int = field(metadata={"help": "Number of samples from invalid runs."})
+    software: int
+    """Number of software names (tables)."""
+    series: int
+    """Number of series (rows) over all tables."""
+    samples: int
+    """Number of samples over all cells."""
+    invalid_samples: int
+    """Number of samples from invalid runs."""
 
 
 @dataclass(frozen=True, slots=True)
 class IndexPage:
     """The context of ``index.html`` (and the content of ``report.json``)."""
 
-    title: str = field(metadata={"help": "Page title."})
-    generated_at: str = field(metadata={"help": "When the report was built, as given."})
-    is_example: bool = field(metadata={"help": "True when any result shown is example data."})
-    tables: tuple[SeriesTable, ...] = field(
-        metadata={"help": "One table per software name, sorted by name."}
-    )
-    counts: PageCounts = field(metadata={"help": "Totals for the summary line."})
+    title: str
+    """Page title."""
+    generated_at: str
+    """When the report was built, as given."""
+    is_example: bool
+    """True when any result shown is example data."""
+    tables: tuple[SeriesTable, ...]
+    """One table per software name, sorted by name."""
+    counts: PageCounts
+    """Totals for the summary line."""
 
 
 def build_index_page(

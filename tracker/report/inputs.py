@@ -84,33 +84,34 @@ __all__ = [
 class PriceRow:
     """One price of the price book."""
 
-    accelerator: str = field(metadata={"help": "Accelerator or system name, as matched."})
-    usd_per_hour: float = field(metadata={"help": "Dollars per accelerator-hour."})
+    accelerator: str
+    """Accelerator or system name, as matched."""
+    usd_per_hour: float
+    """Dollars per accelerator-hour."""
 
 
 @dataclass(frozen=True, slots=True)
 class SettingsUsed:
     """The analysis settings of the report's pages, and where they came from."""
 
-    target_tokens_per_s_per_user: float = field(
-        metadata={"help": "Interactivity target where sweeps are read, tokens/s/user."}
-    )
-    efficiency_floor: float = field(metadata={"help": "Scaling efficiency below this: a finding."})
-    efficiency_drop_floor: float = field(
-        metadata={"help": "A fall of efficiency past this against the previous version: a finding."}
-    )
-    has_price_book: bool = field(metadata={"help": "Whether costs were computed."})
-    price_book_source: str = field(metadata={"help": "The price book's file, as given."})
-    prices: tuple[PriceRow, ...] = field(metadata={"help": "The prices used, by name."})
-    stored: bool = field(
-        metadata={"help": "From a stored analysis (`tracker analyze`); false: the defaults."}
-    )
-    analysed_at: str = field(
-        metadata={"help": "When it ran (UTC, ISO 8601; not in report.json); empty: none stored."}
-    )
-    overridden: tuple[str, ...] = field(
-        metadata={"help": "The `tracker report` options that override the stored settings."}
-    )
+    target_tokens_per_s_per_user: float
+    """Interactivity target where sweeps are read, tokens/s/user."""
+    efficiency_floor: float
+    """Scaling efficiency below this: a finding."""
+    efficiency_drop_floor: float
+    """A fall of efficiency past this against the previous version: a finding."""
+    has_price_book: bool
+    """Whether costs were computed."""
+    price_book_source: str
+    """The price book's file, as given."""
+    prices: tuple[PriceRow, ...]
+    """The prices used, by name."""
+    stored: bool
+    """From a stored analysis (`tracker analyze`); false: the defaults."""
+    analysed_at: str
+    """When it ran (UTC, ISO 8601; not in report.json); empty: none stored."""
+    overridden: tuple[str, ...]
+    """The `tracker report` options that override the stored settings."""
 
 
 def settings_used(run: AnalysisRunSettings, overridden: Sequence[str] = ()) -> SettingsUsed:

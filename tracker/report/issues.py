@@ -24,7 +24,7 @@ demo's planted −8% as one regression, named with its points
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
 from tracker.analyze.groupings import Cause, cause_of, group_by, point_order, where
@@ -54,17 +54,16 @@ T = TypeVar("T")
 class FindingIssue:
     """Findings with one cause: ``head`` is the one shown, ``members`` every finding."""
 
-    head: FindingRow = field(metadata={"help": "The member shown: the smallest change."})
-    members: tuple[FindingRow, ...] = field(metadata={"help": "Every finding of the issue."})
-    where: str = field(
-        metadata={"help": "Its points: 'at c2–c32 and at 50 tokens/s/user'; empty for one."}
-    )
-    forms: str = field(
-        metadata={"help": "The metric, with 'and per accelerator' when both forms are members."}
-    )
-    change_range: tuple[float, float] | None = field(
-        metadata={"help": "Smallest and largest change of the members (%), when they differ."}
-    )
+    head: FindingRow
+    """The member shown: the smallest change."""
+    members: tuple[FindingRow, ...]
+    """Every finding of the issue."""
+    where: str
+    """Its points: 'at c2–c32 and at 50 tokens/s/user'; empty for one."""
+    forms: str
+    """The metric, with 'and per accelerator' when both forms are members."""
+    change_range: tuple[float, float] | None
+    """Smallest and largest change of the members (%), when they differ."""
 
 
 @dataclass(frozen=True, slots=True)

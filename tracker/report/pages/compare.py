@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from tracker.records.findings import SeriesInfo
 from tracker.report.common import (
@@ -64,103 +64,144 @@ _SEVERITY = {
 class VerdictCount:
     """How many comparisons of a pair got one verdict."""
 
-    verdict: str = field(metadata={"help": "regression, suspect, improvement, …"})
-    count: int = field(metadata={"help": "Number of series with that verdict."})
+    verdict: str
+    """regression, suspect, improvement, …"""
+    count: int
+    """Number of series with that verdict."""
 
 
 @dataclass(frozen=True, slots=True)
 class CompareRow:
     """One series compared between two versions."""
 
-    system: str = field(metadata={"help": "System name (with its submitter where names collide)."})
-    benchmark: str = field(metadata={"help": "Benchmark."})
-    scenario: str = field(metadata={"help": "Scenario."})
-    workload: str = field(metadata={"help": "Workload; empty when none."})
-    metric: str = field(metadata={"help": "Metric."})
-    unit: str = field(metadata={"help": "Unit of the two values."})
-    higher_is_better: bool = field(metadata={"help": "Direction of the metric."})
-    baseline_value: float | None = field(metadata={"help": "Baseline median (or value)."})
-    candidate_value: float | None = field(metadata={"help": "Candidate median (or value)."})
-    delta_pct: float | None = field(metadata={"help": "Raw relative change in percent."})
-    ci_pct: tuple[float, float] | None = field(metadata={"help": "CI of the change, percent."})
-    p_value: float | None = field(metadata={"help": "p-value; None when untested."})
-    q_value: float | None = field(metadata={"help": "q-value within the page's family."})
-    method: str = field(metadata={"help": "Test used (welch_t, mann_whitney_u, …)."})
-    n_baseline: int = field(metadata={"help": "Baseline samples (or history points)."})
-    n_candidate: int = field(metadata={"help": "Candidate samples."})
-    verdict: str = field(metadata={"help": "The verdict."})
-    severity: int = field(metadata={"help": "Sort rank of the verdict (0 = regression)."})
-    note: str = field(metadata={"help": "Why, when the evidence says."})
-    href: str = field(metadata={"help": "The benchmark page (relative to the root)."})
-    system_href: str = field(metadata={"help": "The system page (relative to the root)."})
-    system_key: str = field(metadata={"help": "The system's identity (submitter/name)."})
-    is_target: bool = field(
-        default=False,
-        metadata={"help": "Throughput at the interactivity target (a gate kind of its own)."},
-    )
+    system: str
+    """System name (with its submitter where names collide)."""
+    benchmark: str
+    """Benchmark."""
+    scenario: str
+    """Scenario."""
+    workload: str
+    """Workload; empty when none."""
+    metric: str
+    """Metric."""
+    unit: str
+    """Unit of the two values."""
+    higher_is_better: bool
+    """Direction of the metric."""
+    baseline_value: float | None
+    """Baseline median (or value)."""
+    candidate_value: float | None
+    """Candidate median (or value)."""
+    delta_pct: float | None
+    """Raw relative change in percent."""
+    ci_pct: tuple[float, float] | None
+    """CI of the change, percent."""
+    p_value: float | None
+    """p-value; None when untested."""
+    q_value: float | None
+    """q-value within the page's family."""
+    method: str
+    """Test used (welch_t, mann_whitney_u, …)."""
+    n_baseline: int
+    """Baseline samples (or history points)."""
+    n_candidate: int
+    """Candidate samples."""
+    verdict: str
+    """The verdict."""
+    severity: int
+    """Sort rank of the verdict (0 = regression)."""
+    note: str
+    """Why, when the evidence says."""
+    href: str
+    """The benchmark page (relative to the root)."""
+    system_href: str
+    """The system page (relative to the root)."""
+    system_key: str
+    """The system's identity (submitter/name)."""
+    is_target: bool = False
+    """Throughput at the interactivity target (a gate kind of its own)."""
 
 
 @dataclass(frozen=True, slots=True)
 class ComparePage:
     """The context of ``compare.html``: one software, baseline → candidate."""
 
-    title: str = field(metadata={"help": "Software and version pair."})
-    generated_at: str = field(metadata={"help": "When the report was built, as given."})
-    is_example: bool = field(metadata={"help": "True when any result shown is example data."})
-    software: str = field(metadata={"help": "Software name."})
-    baseline: str = field(metadata={"help": "Baseline version."})
-    candidate: str = field(metadata={"help": "Candidate version."})
-    is_latest: bool = field(metadata={"help": "The newest consecutive pair of the software."})
-    is_baseline: bool = field(metadata={"help": "The newest version against the first."})
-    family_size: int = field(metadata={"help": "p-values in the page's BH family."})
-    q_level: float = field(metadata={"help": "q below which a change is confirmed."})
-    headline: str = field(metadata={"help": "The pair in one sentence, as on the overview."})
-    counts: tuple[VerdictCount, ...] = field(metadata={"help": "Series per verdict."})
-    target_issues: tuple[VerdictCount, ...] = field(
-        metadata={"help": "Issues at the interactivity target per verdict (none: empty)."}
-    )
-    scaling: tuple[FindingIssue, ...] = field(
-        metadata={"help": "Scaling warnings of the candidate (not fixed): one per group, step."}
-    )
-    issues: tuple[VerdictCount, ...] = field(
-        metadata={"help": "Issues per verdict: the series that share a cause counted once."}
-    )
-    series: int = field(metadata={"help": "Series compared (all in comparisons.csv)."})
-    unchanged: int = field(metadata={"help": "Series with no change: counted, not listed."})
-    pager: Pager = field(metadata={"help": "This page among the pair's pages."})
-    rows: tuple[CompareRow, ...] = field(
-        metadata={"help": "The page's series, worst first (over the pages: all but no change)."}
-    )
+    title: str
+    """Software and version pair."""
+    generated_at: str
+    """When the report was built, as given."""
+    is_example: bool
+    """True when any result shown is example data."""
+    software: str
+    """Software name."""
+    baseline: str
+    """Baseline version."""
+    candidate: str
+    """Candidate version."""
+    is_latest: bool
+    """The newest consecutive pair of the software."""
+    is_baseline: bool
+    """The newest version against the first."""
+    family_size: int
+    """p-values in the page's BH family."""
+    q_level: float
+    """q below which a change is confirmed."""
+    headline: str
+    """The pair in one sentence, as on the overview."""
+    counts: tuple[VerdictCount, ...]
+    """Series per verdict."""
+    target_issues: tuple[VerdictCount, ...]
+    """Issues at the interactivity target per verdict (none: empty)."""
+    scaling: tuple[FindingIssue, ...]
+    """Scaling warnings of the candidate (not fixed): one per group, step."""
+    issues: tuple[VerdictCount, ...]
+    """Issues per verdict: the series that share a cause counted once."""
+    series: int
+    """Series compared (all in comparisons.csv)."""
+    unchanged: int
+    """Series with no change: counted, not listed."""
+    pager: Pager
+    """This page among the pair's pages."""
+    rows: tuple[CompareRow, ...]
+    """The page's series, worst first (over the pages: all but no change)."""
 
 
 @dataclass(frozen=True, slots=True)
 class PairSummary:
     """One compared pair as report.json lists it: its counts and pages, not its rows."""
 
-    software: str = field(metadata={"help": "Software name."})
-    baseline: str = field(metadata={"help": "Baseline version."})
-    candidate: str = field(metadata={"help": "Candidate version."})
-    title: str = field(metadata={"help": "Software and version pair."})
-    is_latest: bool = field(metadata={"help": "The newest consecutive pair of the software."})
-    is_baseline: bool = field(metadata={"help": "The newest version against the first."})
-    family_size: int = field(metadata={"help": "p-values in the pair's BH family."})
-    q_level: float = field(metadata={"help": "q below which a change is confirmed."})
-    counts: tuple[VerdictCount, ...] = field(metadata={"help": "Series per verdict."})
-    target_issues: tuple[VerdictCount, ...] = field(
-        metadata={"help": "Issues at the interactivity target per verdict (none: empty)."}
-    )
-    scaling: int = field(
-        metadata={"help": "Scaling warnings of the pair: one per group and size step."}
-    )
-    issues: tuple[VerdictCount, ...] = field(
-        metadata={"help": "Issues per verdict: the series that share a cause counted once."}
-    )
-    regressions: tuple[VerdictIssue, ...] = field(
-        metadata={"help": "The regressed issues, largest loss first."}
-    )
-    rows: int = field(metadata={"help": "Series compared (rows in comparisons.csv)."})
-    listed: int = field(metadata={"help": "Series listed on its pages (all but no change)."})
-    pages: tuple[str, ...] = field(metadata={"help": "Its pages, first to last."})
+    software: str
+    """Software name."""
+    baseline: str
+    """Baseline version."""
+    candidate: str
+    """Candidate version."""
+    title: str
+    """Software and version pair."""
+    is_latest: bool
+    """The newest consecutive pair of the software."""
+    is_baseline: bool
+    """The newest version against the first."""
+    family_size: int
+    """p-values in the pair's BH family."""
+    q_level: float
+    """q below which a change is confirmed."""
+    counts: tuple[VerdictCount, ...]
+    """Series per verdict."""
+    target_issues: tuple[VerdictCount, ...]
+    """Issues at the interactivity target per verdict (none: empty)."""
+    scaling: int
+    """Scaling warnings of the pair: one per group and size step."""
+    issues: tuple[VerdictCount, ...]
+    """Issues per verdict: the series that share a cause counted once."""
+    regressions: tuple[VerdictIssue, ...]
+    """The regressed issues, largest loss first."""
+    rows: int
+    """Series compared (rows in comparisons.csv)."""
+    listed: int
+    """Series listed on its pages (all but no change)."""
+    pages: tuple[str, ...]
+    """Its pages, first to last."""
 
 
 def _finite(value: float | None) -> float | None:

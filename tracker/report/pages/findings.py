@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from tracker.report.charts import Chart, hline, line_trace, xy_chart
 from tracker.report.common import FindingRow, Pager, SystemNames, benchmark_href, paginate
@@ -51,107 +51,142 @@ MAX_WARNINGS = 100
 class ScalingRow:
     """One accelerator count of one group at one version."""
 
-    version: str = field(metadata={"help": "Version."})
-    accelerators: int = field(metadata={"help": "Total accelerators N."})
-    value: float = field(metadata={"help": "Median primary value at N."})
-    efficiency: float = field(metadata={"help": "E(N) against the group's smallest count."})
-    below_floor: bool = field(metadata={"help": "E(N) is under the floor."})
-    systems: str = field(metadata={"help": "The systems measured at N, comma-separated."})
+    version: str
+    """Version."""
+    accelerators: int
+    """Total accelerators N."""
+    value: float
+    """Median primary value at N."""
+    efficiency: float
+    """E(N) against the group's smallest count."""
+    below_floor: bool
+    """E(N) is under the floor."""
+    systems: str
+    """The systems measured at N, comma-separated."""
 
 
 @dataclass(frozen=True, slots=True)
 class ScalingPanel:
     """One scaling group across versions: its chart and table."""
 
-    title: str = field(metadata={"help": "Software, submitter, accelerator, benchmark, …"})
-    software: str = field(metadata={"help": "Software name."})
-    metric: str = field(metadata={"help": "Metric whose efficiency is shown."})
-    unit: str = field(metadata={"help": "Unit of the values."})
-    higher_is_better: bool = field(metadata={"help": "Direction of the metric."})
-    href: str = field(metadata={"help": "The benchmark page."})
-    chart: Chart = field(metadata={"help": "Efficiency against accelerator count."})
-    rows: tuple[ScalingRow, ...] = field(metadata={"help": "By version, then count."})
-    flagged: int = field(metadata={"help": "Rows under the floor."})
+    title: str
+    """Software, submitter, accelerator, benchmark, …"""
+    software: str
+    """Software name."""
+    metric: str
+    """Metric whose efficiency is shown."""
+    unit: str
+    """Unit of the values."""
+    higher_is_better: bool
+    """Direction of the metric."""
+    href: str
+    """The benchmark page."""
+    chart: Chart
+    """Efficiency against accelerator count."""
+    rows: tuple[ScalingRow, ...]
+    """By version, then count."""
+    flagged: int
+    """Rows under the floor."""
 
 
 @dataclass(frozen=True, slots=True)
 class ScalingGroupSummary:
     """One scaling group in a line: its lowest efficiency and the points under the floor."""
 
-    title: str = field(metadata={"help": "Software, submitter, accelerator, benchmark, …"})
-    metric: str = field(metadata={"help": "Metric whose efficiency is shown."})
-    href: str = field(metadata={"help": "The benchmark page."})
-    lowest: float = field(metadata={"help": "Lowest efficiency E(N) over versions and counts."})
-    flagged: int = field(metadata={"help": "Points under the floor."})
-    points: int = field(metadata={"help": "Points (version and accelerator count)."})
-    drawn: bool = field(metadata={"help": "Whether the page draws it as a panel."})
+    title: str
+    """Software, submitter, accelerator, benchmark, …"""
+    metric: str
+    """Metric whose efficiency is shown."""
+    href: str
+    """The benchmark page."""
+    lowest: float
+    """Lowest efficiency E(N) over versions and counts."""
+    flagged: int
+    """Points under the floor."""
+    points: int
+    """Points (version and accelerator count)."""
+    drawn: bool
+    """Whether the page draws it as a panel."""
 
 
 @dataclass(frozen=True, slots=True)
 class ScalingPage:
     """The context of ``scaling.html``."""
 
-    title: str = field(metadata={"help": "Page title."})
-    generated_at: str = field(metadata={"help": "When the report was built, as given."})
-    is_example: bool = field(metadata={"help": "True when any result shown is example data."})
-    floor: float = field(metadata={"help": "Efficiency floor (a fraction)."})
-    panels: tuple[ScalingPanel, ...] = field(
-        metadata={"help": f"Lowest efficiency first; the first {MAX_PANELS} groups."}
-    )
-    more_panels: int = field(metadata={"help": "Groups not drawn (listed in `groups`)."})
-    groups: tuple[ScalingGroupSummary, ...] = field(
-        metadata={"help": "Every group, lowest efficiency first."}
-    )
-    warnings: tuple[FindingIssue, ...] = field(
-        metadata={"help": f"Scaling findings, the first {MAX_WARNINGS}."}
-    )
-    warnings_total: int = field(metadata={"help": "How many scaling findings there are."})
+    title: str
+    """Page title."""
+    generated_at: str
+    """When the report was built, as given."""
+    is_example: bool
+    """True when any result shown is example data."""
+    floor: float
+    """Efficiency floor (a fraction)."""
+    panels: tuple[ScalingPanel, ...]
+    """Lowest efficiency first; the first :data:`MAX_PANELS` groups."""
+    more_panels: int
+    """Groups not drawn (listed in `groups`)."""
+    groups: tuple[ScalingGroupSummary, ...]
+    """Every group, lowest efficiency first."""
+    warnings: tuple[FindingIssue, ...]
+    """Scaling findings, the first :data:`MAX_WARNINGS`."""
+    warnings_total: int
+    """How many scaling findings there are."""
 
 
 @dataclass(frozen=True, slots=True)
 class StatusCount:
     """How many findings (issues) have one triage state."""
 
-    status: str = field(metadata={"help": "Triage state."})
-    count: int = field(metadata={"help": "Number of findings, those with one cause as one."})
+    status: str
+    """Triage state."""
+    count: int
+    """Number of findings, those with one cause as one."""
 
 
 @dataclass(frozen=True, slots=True)
 class FilterOption:
     """One choice of a findings filter."""
 
-    value: str = field(metadata={"help": "The value the rows carry (data-* attribute)."})
-    text: str = field(metadata={"help": "The choice as shown, with its count."})
+    value: str
+    """The value the rows carry (data-* attribute)."""
+    text: str
+    """The choice as shown, with its count."""
 
 
 @dataclass(frozen=True, slots=True)
 class FindingsFilter:
     """One filter of the findings pages (kind, status, software, system)."""
 
-    name: str = field(metadata={"help": "The row attribute it filters on (data-<name>)."})
-    label: str = field(metadata={"help": "The filter's label."})
-    options: tuple[FilterOption, ...] = field(metadata={"help": "Its choices, by value."})
+    name: str
+    """The row attribute it filters on (data-<name>)."""
+    label: str
+    """The filter's label."""
+    options: tuple[FilterOption, ...]
+    """Its choices, by value."""
 
 
 @dataclass(frozen=True, slots=True)
 class FindingsPage:
     """The context of ``findings.html`` (and of its next pages)."""
 
-    title: str = field(metadata={"help": "Page title."})
-    generated_at: str = field(metadata={"help": "When the report was built, as given."})
-    is_example: bool = field(metadata={"help": "True when any result shown is example data."})
-    stored: bool = field(metadata={"help": "False: not stored, run `tracker analyze`."})
-    counts: tuple[StatusCount, ...] = field(
-        metadata={"help": "Findings per triage state (one per issue)."}
-    )
-    members: int = field(metadata={"help": "Findings in all, every member of every issue."})
-    filters: tuple[FindingsFilter, ...] = field(
-        metadata={"help": "Kind, status, software and system, with the counts over all pages."}
-    )
-    pager: Pager = field(metadata={"help": "This page among the findings pages."})
-    rows: tuple[FindingIssue, ...] = field(
-        metadata={"help": "The page's findings, one per issue: open first, regressions first."}
-    )
+    title: str
+    """Page title."""
+    generated_at: str
+    """When the report was built, as given."""
+    is_example: bool
+    """True when any result shown is example data."""
+    stored: bool
+    """False: not stored, run `tracker analyze`."""
+    counts: tuple[StatusCount, ...]
+    """Findings per triage state (one per issue)."""
+    members: int
+    """Findings in all, every member of every issue."""
+    filters: tuple[FindingsFilter, ...]
+    """Kind, status, software and system, with the counts over all pages."""
+    pager: Pager
+    """This page among the findings pages."""
+    rows: tuple[FindingIssue, ...]
+    """The page's findings, one per issue: open first, regressions first."""
 
 
 def _key_title(software: str, key: ScalingKey) -> str:

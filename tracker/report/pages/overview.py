@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 from tracker.analyze.groupings import cause_of, group_by, where
 from tracker.records.findings import SeriesInfo
@@ -58,17 +58,16 @@ __all__ = [
 class Headline:
     """One software's answer: its newest pair of versions in one sentence."""
 
-    software: str = field(metadata={"help": "Software name."})
-    text: str = field(
-        metadata={"help": "The sentence, e.g. '1.2.0 against 1.1.0: 1 regression …'."}
-    )
-    href: str = field(metadata={"help": "The comparison page of the pair."})
-    regressions: int = field(
-        metadata={"help": "Regressions of the pair (the sentence leads with them)."}
-    )
-    attention: int = field(
-        default=0, metadata={"help": "Regressions and scaling warnings: what needs a person."}
-    )
+    software: str
+    """Software name."""
+    text: str
+    """The sentence, e.g. '1.2.0 against 1.1.0: 1 regression …'."""
+    href: str
+    """The comparison page of the pair."""
+    regressions: int
+    """Regressions of the pair (the sentence leads with them)."""
+    attention: int = 0
+    """Regressions and scaling warnings: what needs a person."""
 
 
 def _signed_pct(value: float) -> str:
@@ -126,96 +125,109 @@ def build_headlines(pairs: Sequence[PairSummary]) -> tuple[Headline, ...]:
 class CompareSummary:
     """A link to one comparison page with its verdict counts."""
 
-    baseline: str = field(metadata={"help": "Baseline version."})
-    candidate: str = field(metadata={"help": "Candidate version."})
-    href: str = field(metadata={"help": "The comparison page."})
-    issues: tuple[VerdictCount, ...] = field(
-        metadata={"help": "Issues per verdict: the series that share a cause counted once."}
-    )
-    target_issues: tuple[VerdictCount, ...] = field(
-        metadata={"help": "Of those, the issues at the interactivity target (none: empty)."}
-    )
-    scaling: int = field(metadata={"help": "Scaling warnings of the pair (one per group, step)."})
-    series: int = field(metadata={"help": "Series compared."})
-    is_latest: bool = field(metadata={"help": "The newest consecutive pair."})
-    is_baseline: bool = field(metadata={"help": "The newest version against the first."})
+    baseline: str
+    """Baseline version."""
+    candidate: str
+    """Candidate version."""
+    href: str
+    """The comparison page."""
+    issues: tuple[VerdictCount, ...]
+    """Issues per verdict: the series that share a cause counted once."""
+    target_issues: tuple[VerdictCount, ...]
+    """Of those, the issues at the interactivity target (none: empty)."""
+    scaling: int
+    """Scaling warnings of the pair (one per group, step)."""
+    series: int
+    """Series compared."""
+    is_latest: bool
+    """The newest consecutive pair."""
+    is_baseline: bool
+    """The newest version against the first."""
 
 
 @dataclass(frozen=True, slots=True)
 class SoftwareSummary:
     """One software: its versions and its comparisons."""
 
-    software: str = field(metadata={"help": "Software name."})
-    versions: tuple[str, ...] = field(metadata={"help": "Its versions, in explicit order."})
-    comparisons: tuple[CompareSummary, ...] = field(
-        metadata={"help": "Newest pair and newest vs first first, then older pairs, newest first."}
-    )
+    software: str
+    """Software name."""
+    versions: tuple[str, ...]
+    """Its versions, in explicit order."""
+    comparisons: tuple[CompareSummary, ...]
+    """Newest pair and newest vs first first, then older pairs, newest first."""
 
 
 @dataclass(frozen=True, slots=True)
 class GainRow:
     """The software gain of one series between the newest two versions."""
 
-    software: str = field(metadata={"help": "Software name."})
-    system: str = field(metadata={"help": "System name."})
-    series: str = field(metadata={"help": "Benchmark, scenario, workload and metric."})
-    baseline: str = field(metadata={"help": "Baseline version."})
-    candidate: str = field(metadata={"help": "Candidate version."})
-    gain: float = field(metadata={"help": "Direction-aware factor: above 1 is better."})
-    href: str = field(metadata={"help": "The benchmark page."})
-    series_key: str = field(default="", metadata={"help": "The analysis series."})
-    members: int = field(
-        default=1, metadata={"help": "Series of the issue (one cause): the smallest gain shown."}
-    )
+    software: str
+    """Software name."""
+    system: str
+    """System name."""
+    series: str
+    """Benchmark, scenario, workload and metric."""
+    baseline: str
+    """Baseline version."""
+    candidate: str
+    """Candidate version."""
+    gain: float
+    """Direction-aware factor: above 1 is better."""
+    href: str
+    """The benchmark page."""
+    series_key: str = ""
+    """The analysis series."""
+    members: int = 1
+    """Series of the issue (one cause): the smallest gain shown."""
 
 
 @dataclass(frozen=True, slots=True)
 class OverviewPage:
     """The context of ``index.html``."""
 
-    title: str = field(metadata={"help": "Site title."})
-    generated_at: str = field(metadata={"help": "When the report was built, as given."})
-    is_example: bool = field(metadata={"help": "True when any result shown is example data."})
-    counts: PageCounts = field(metadata={"help": "Totals for the summary line."})
-    headlines: tuple[Headline, ...] = field(
-        metadata={"help": "One sentence per software (newest pair), those with regressions first."}
-    )
-    software: tuple[SoftwareSummary, ...] = field(metadata={"help": "Per software, by name."})
-    has_analysis: bool = field(metadata={"help": "Whether any series could be compared."})
-    findings_stored: bool = field(metadata={"help": "Whether `tracker analyze` stored findings."})
-    open_findings: tuple[FindingIssue, ...] = field(
-        metadata={"help": "Open findings (one per issue, with its members), first 20."}
-    )
-    open_findings_total: int = field(metadata={"help": "How many issues are open."})
-    gains: tuple[GainRow, ...] = field(
-        metadata={"help": "Largest gains of the newest pairs, one per issue."}
-    )
-    losses: tuple[GainRow, ...] = field(
-        metadata={"help": "Largest losses of the newest pairs, one per issue."}
-    )
-    gains_chart: tuple[Chart, ...] = field(
-        metadata={"help": "Geometric-mean gain per system, newest pairs (none without pairs)."}
-    )
-    scaling_warnings: tuple[FindingRow, ...] = field(
-        metadata={
-            "help": "Scaling warnings not fixed, one per group and size step (the finding "
-            "with both efficiencies), first 20."
-        }
-    )
-    scaling_warnings_total: int = field(metadata={"help": "How many warnings there are."})
-    benchmarks: tuple[PageLink, ...] = field(metadata={"help": "Every benchmark page."})
-    systems: tuple[PageLink, ...] = field(metadata={"help": "Every system page."})
-    platforms: tuple[PageLink, ...] = field(
-        default=(),
-        metadata={"help": "Every round's platform comparison per accelerator, by round."},
-    )
-    training: tuple[TrainingLine, ...] = field(
-        default=(), metadata={"help": "MLPerf Training gains and scaling in words, the first 20."}
-    )
-    training_total: int = field(default=0, metadata={"help": "How many Training sentences."})
-    settings: SettingsUsed | None = field(
-        default=None, metadata={"help": "The analysis settings used and where they came from."}
-    )
+    title: str
+    """Site title."""
+    generated_at: str
+    """When the report was built, as given."""
+    is_example: bool
+    """True when any result shown is example data."""
+    counts: PageCounts
+    """Totals for the summary line."""
+    headlines: tuple[Headline, ...]
+    """One sentence per software (newest pair), those with regressions first."""
+    software: tuple[SoftwareSummary, ...]
+    """Per software, by name."""
+    has_analysis: bool
+    """Whether any series could be compared."""
+    findings_stored: bool
+    """Whether `tracker analyze` stored findings."""
+    open_findings: tuple[FindingIssue, ...]
+    """Open findings (one per issue, with its members), first 20."""
+    open_findings_total: int
+    """How many issues are open."""
+    gains: tuple[GainRow, ...]
+    """Largest gains of the newest pairs, one per issue."""
+    losses: tuple[GainRow, ...]
+    """Largest losses of the newest pairs, one per issue."""
+    gains_chart: tuple[Chart, ...]
+    """Geometric-mean gain per system, newest pairs (none without pairs)."""
+    scaling_warnings: tuple[FindingRow, ...]
+    """Scaling warnings not fixed, one per group and size step (the finding with both
+    efficiencies), first 20."""
+    scaling_warnings_total: int
+    """How many warnings there are."""
+    benchmarks: tuple[PageLink, ...]
+    """Every benchmark page."""
+    systems: tuple[PageLink, ...]
+    """Every system page."""
+    platforms: tuple[PageLink, ...] = ()
+    """Every round's platform comparison per accelerator, by round."""
+    training: tuple[TrainingLine, ...] = ()
+    """MLPerf Training gains and scaling in words, the first 20."""
+    training_total: int = 0
+    """How many Training sentences."""
+    settings: SettingsUsed | None = None
+    """The analysis settings used and where they came from."""
 
 
 def _finite(value: float | None) -> float | None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from tracker.records.results import AnalysisSample
@@ -39,42 +39,66 @@ __all__ = [
 class PlatformRow:
     """One system's result in one case, per accelerator."""
 
-    rank: int = field(metadata={"help": "1 = the most per accelerator."})
-    system: str = field(metadata={"help": "System name (with its submitter where names collide)."})
-    system_href: str = field(metadata={"help": "The system page (relative to the root)."})
-    accelerator: str = field(metadata={"help": "Accelerator model; empty when unknown."})
-    accelerators: int = field(metadata={"help": "Total accelerators N."})
-    per_accelerator: float = field(metadata={"help": "The result divided by N."})
-    value: float = field(metadata={"help": "The result (mean of its samples)."})
-    ratio: float | None = field(metadata={"help": "Per accelerator, to the reference system."})
-    is_reference: bool = field(metadata={"help": "The reference system of the case."})
-    division: str = field(metadata={"help": "Division (MLPerf: closed, open); may be empty."})
+    rank: int
+    """1 = the most per accelerator."""
+    system: str
+    """System name (with its submitter where names collide)."""
+    system_href: str
+    """The system page (relative to the root)."""
+    accelerator: str
+    """Accelerator model; empty when unknown."""
+    accelerators: int
+    """Total accelerators N."""
+    per_accelerator: float
+    """The result divided by N."""
+    value: float
+    """The result (mean of its samples)."""
+    ratio: float | None
+    """Per accelerator, to the reference system."""
+    is_reference: bool
+    """The reference system of the case."""
+    division: str
+    """Division (MLPerf: closed, open); may be empty."""
 
 
 @dataclass(frozen=True, slots=True)
 class PlatformCase:
     """One benchmark and scenario of the round: its systems ranked per accelerator."""
 
-    title: str = field(metadata={"help": "Benchmark · scenario · metric."})
-    benchmark: str = field(metadata={"help": "Benchmark."})
-    scenario: str = field(metadata={"help": "Scenario."})
-    metric: str = field(metadata={"help": "Metric divided."})
-    unit: str = field(metadata={"help": "Unit of the results."})
-    href: str = field(metadata={"help": "The benchmark page."})
-    reference: str = field(metadata={"help": "The reference system (the best of the case)."})
-    rows: tuple[PlatformRow, ...] = field(metadata={"help": "Best per accelerator first."})
+    title: str
+    """Benchmark · scenario · metric."""
+    benchmark: str
+    """Benchmark."""
+    scenario: str
+    """Scenario."""
+    metric: str
+    """Metric divided."""
+    unit: str
+    """Unit of the results."""
+    href: str
+    """The benchmark page."""
+    reference: str
+    """The reference system (the best of the case)."""
+    rows: tuple[PlatformRow, ...]
+    """Best per accelerator first."""
 
 
 @dataclass(frozen=True, slots=True)
 class PlatformsPage:
     """The context of ``platforms.html``: one round."""
 
-    title: str = field(metadata={"help": "Page title."})
-    generated_at: str = field(metadata={"help": "When the report was built, as given."})
-    is_example: bool = field(metadata={"help": "True when any result shown is example data."})
-    round: str = field(metadata={"help": "The round (version label)."})
-    cases: tuple[PlatformCase, ...] = field(metadata={"help": "By benchmark and scenario."})
-    systems: int = field(metadata={"help": "Distinct systems ranked on the page."})
+    title: str
+    """Page title."""
+    generated_at: str
+    """When the report was built, as given."""
+    is_example: bool
+    """True when any result shown is example data."""
+    round: str
+    """The round (version label)."""
+    cases: tuple[PlatformCase, ...]
+    """By benchmark and scenario."""
+    systems: int
+    """Distinct systems ranked on the page."""
 
 
 _Key = tuple[str, str, str, str, str, str]

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from tracker.records.results import SeriesPoint
 from tracker.report.charts import Chart, Spec, label, line_trace, marker_trace, xy_chart
@@ -167,40 +167,52 @@ _MARK_STYLE = {
 class BenchmarkPage:
     """The context of ``benchmark.html``: one benchmark and scenario, every system."""
 
-    title: str = field(metadata={"help": "Benchmark and scenario."})
-    generated_at: str = field(metadata={"help": "When the report was built, as given."})
-    is_example: bool = field(metadata={"help": "True when any result shown is example data."})
-    benchmark: str = field(metadata={"help": "Benchmark (model) name."})
-    scenario: str = field(metadata={"help": "Scenario."})
-    charts: tuple[Chart, ...] = field(metadata={"help": "One chart per software and metric."})
-    per_accelerator: tuple[Chart, ...] = field(
-        metadata={"help": "Throughput per accelerator, where systems have accelerator counts."}
-    )
-    tables: tuple[SeriesTable, ...] = field(metadata={"help": "Results, one table per software."})
-    findings: tuple[FindingIssue, ...] = field(
-        metadata={"help": "Findings about these series (one per issue), the first MAX_FINDINGS."}
-    )
-    findings_total: int = field(metadata={"help": "How many there are in all (issues)."})
-    systems: tuple[PageLink, ...] = field(metadata={"help": "The systems measured here."})
+    title: str
+    """Benchmark and scenario."""
+    generated_at: str
+    """When the report was built, as given."""
+    is_example: bool
+    """True when any result shown is example data."""
+    benchmark: str
+    """Benchmark (model) name."""
+    scenario: str
+    """Scenario."""
+    charts: tuple[Chart, ...]
+    """One chart per software and metric."""
+    per_accelerator: tuple[Chart, ...]
+    """Throughput per accelerator, where systems have accelerator counts."""
+    tables: tuple[SeriesTable, ...]
+    """Results, one table per software."""
+    findings: tuple[FindingIssue, ...]
+    """Findings about these series (one per issue), the first MAX_FINDINGS."""
+    findings_total: int
+    """How many there are in all (issues)."""
+    systems: tuple[PageLink, ...]
+    """The systems measured here."""
 
 
 @dataclass(frozen=True, slots=True)
 class SystemPage:
     """The context of ``system.html``: one system, every benchmark it ran."""
 
-    title: str = field(metadata={"help": "System name (with its submitter where names collide)."})
-    generated_at: str = field(metadata={"help": "When the report was built, as given."})
-    is_example: bool = field(metadata={"help": "True when any result shown is example data."})
-    system: SystemInfo = field(metadata={"help": "What the results say about the system."})
-    charts: tuple[Chart, ...] = field(
-        metadata={"help": "Per software and metric: each benchmark relative to its first version."}
-    )
-    tables: tuple[SeriesTable, ...] = field(metadata={"help": "Results, one table per software."})
-    findings: tuple[FindingIssue, ...] = field(
-        metadata={"help": "Findings about these series (one per issue), the first MAX_FINDINGS."}
-    )
-    findings_total: int = field(metadata={"help": "How many there are in all (issues)."})
-    benchmarks: tuple[PageLink, ...] = field(metadata={"help": "The benchmarks it ran."})
+    title: str
+    """System name (with its submitter where names collide)."""
+    generated_at: str
+    """When the report was built, as given."""
+    is_example: bool
+    """True when any result shown is example data."""
+    system: SystemInfo
+    """What the results say about the system."""
+    charts: tuple[Chart, ...]
+    """Per software and metric: each benchmark relative to its first version."""
+    tables: tuple[SeriesTable, ...]
+    """Results, one table per software."""
+    findings: tuple[FindingIssue, ...]
+    """Findings about these series (one per issue), the first MAX_FINDINGS."""
+    findings_total: int
+    """How many there are in all (issues)."""
+    benchmarks: tuple[PageLink, ...]
+    """The benchmarks it ran."""
 
 
 Marks = dict[str, list[tuple[str, str, str]]]

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from tracker.records.findings import SweepTarget
 from tracker.report.charts import Chart, color, label, line_trace, marker_trace, vline, xy_chart
@@ -29,38 +29,52 @@ __all__ = ["ServingCost", "ServingCurve", "ServingPage", "ServingRow", "build_se
 class ServingCost:
     """One version's cost per 1M tokens at the target, median over its priced sweeps."""
 
-    input_usd: float | None = field(metadata={"help": "$/1M input tokens (none: lengths unknown)."})
-    output_usd: float | None = field(metadata={"help": "$/1M output tokens."})
-    output_usd_min: float | None = field(metadata={"help": "Lowest $/1M output tokens of them."})
-    output_usd_max: float | None = field(metadata={"help": "Highest $/1M output tokens of them."})
-    total_usd: float | None = field(metadata={"help": "$/1M input + output tokens."})
-    priced: int = field(metadata={"help": "How many of its sweeps are priced."})
-    note: str = field(metadata={"help": "Why none is priced (not in the price book, ...)."})
+    input_usd: float | None
+    """$/1M input tokens (none: lengths unknown)."""
+    output_usd: float | None
+    """$/1M output tokens."""
+    output_usd_min: float | None
+    """Lowest $/1M output tokens of them."""
+    output_usd_max: float | None
+    """Highest $/1M output tokens of them."""
+    total_usd: float | None
+    """$/1M input + output tokens."""
+    priced: int
+    """How many of its sweeps are priced."""
+    note: str
+    """Why none is priced (not in the price book, ...)."""
 
 
 @dataclass(frozen=True, slots=True)
 class ServingRow:
     """The sweeps (trials) of one version, read at the target: median and range."""
 
-    version: str = field(metadata={"help": "Version."})
-    trials: int = field(metadata={"help": "Sweeps of this version (trials)."})
-    reached: int = field(metadata={"help": "How many of its sweeps' fronts cover the target."})
-    at_target: float | None = field(
-        metadata={"help": "Median throughput at the target over the sweeps that reach it."}
-    )
-    at_target_min: float | None = field(metadata={"help": "Smallest of them."})
-    at_target_max: float | None = field(metadata={"help": "Largest of them."})
-    system_at_target: float | None = field(
-        metadata={"help": "Median of the whole system's tokens/s at the target."}
-    )
-    accelerators: int | None = field(metadata={"help": "Accelerators of the system, if known."})
-    best_measured: float | None = field(metadata={"help": "Median best measured throughput."})
-    statistic: str = field(metadata={"help": "The tokens/s/user statistic used."})
-    reason: str = field(metadata={"help": "Why a sweep did not reach it, when one did not."})
-    sweeps: tuple[str, ...] = field(metadata={"help": "The sweep keys, in order."})
-    cost: ServingCost | None = field(
-        default=None, metadata={"help": "Cost per 1M tokens at the target; none: no price book."}
-    )
+    version: str
+    """Version."""
+    trials: int
+    """Sweeps of this version (trials)."""
+    reached: int
+    """How many of its sweeps' fronts cover the target."""
+    at_target: float | None
+    """Median throughput at the target over the sweeps that reach it."""
+    at_target_min: float | None
+    """Smallest of them."""
+    at_target_max: float | None
+    """Largest of them."""
+    system_at_target: float | None
+    """Median of the whole system's tokens/s at the target."""
+    accelerators: int | None
+    """Accelerators of the system, if known."""
+    best_measured: float | None
+    """Median best measured throughput."""
+    statistic: str
+    """The tokens/s/user statistic used."""
+    reason: str
+    """Why a sweep did not reach it, when one did not."""
+    sweeps: tuple[str, ...]
+    """The sweep keys, in order."""
+    cost: ServingCost | None = None
+    """Cost per 1M tokens at the target; none: no price book."""
 
 
 def _median(values: Sequence[float]) -> float | None:
@@ -118,30 +132,36 @@ def _row(version: str, targets: Sequence[SweepTarget], priced: bool) -> ServingR
 class ServingCurve:
     """The serving curves of one software, system, benchmark and workload."""
 
-    title: str = field(metadata={"help": "System, benchmark, scenario, workload."})
-    software: str = field(metadata={"help": "Software name."})
-    unit: str = field(metadata={"help": "Unit of the throughput axis."})
-    href: str = field(metadata={"help": "The benchmark page."})
-    charts: tuple[Chart, ...] = field(
-        metadata={"help": "The curves with the target; then the throughput at it per version."}
-    )
-    rows: tuple[ServingRow, ...] = field(
-        metadata={"help": "One per version (its sweeps folded), newest first."}
-    )
+    title: str
+    """System, benchmark, scenario, workload."""
+    software: str
+    """Software name."""
+    unit: str
+    """Unit of the throughput axis."""
+    href: str
+    """The benchmark page."""
+    charts: tuple[Chart, ...]
+    """The curves with the target; then the throughput at it per version."""
+    rows: tuple[ServingRow, ...]
+    """One per version (its sweeps folded), newest first."""
 
 
 @dataclass(frozen=True, slots=True)
 class ServingPage:
     """The context of ``serving.html``."""
 
-    title: str = field(metadata={"help": "Page title."})
-    generated_at: str = field(metadata={"help": "When the report was built, as given."})
-    is_example: bool = field(metadata={"help": "True when any result shown is example data."})
-    target: float = field(metadata={"help": "Interactivity target, tokens/s/user."})
-    curves: tuple[ServingCurve, ...] = field(metadata={"help": "Sorted by software and title."})
-    settings: SettingsUsed | None = field(
-        metadata={"help": "The analysis settings used and where they came from."}
-    )
+    title: str
+    """Page title."""
+    generated_at: str
+    """When the report was built, as given."""
+    is_example: bool
+    """True when any result shown is example data."""
+    target: float
+    """Interactivity target, tokens/s/user."""
+    curves: tuple[ServingCurve, ...]
+    """Sorted by software and title."""
+    settings: SettingsUsed | None
+    """The analysis settings used and where they came from."""
 
 
 def _curve_title(t: SweepTarget) -> str:

@@ -40,7 +40,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from tracker.report.charts import Chart, label, line_trace, marker_trace, xy_chart
 from tracker.report.common import PageLink, SystemNames
@@ -314,56 +314,80 @@ def training_href(benchmark: str) -> str:
 class TrainingLine:
     """One sentence of the Training summary."""
 
-    text: str = field(metadata={"help": "The sentence (plain text)."})
-    href: str = field(metadata={"help": "The benchmark's Training page."})
-    kind: str = field(metadata={"help": "'gain' (across rounds) or 'scaling'."})
-    better: bool = field(metadata={"help": "Whether the change is for the better."})
+    text: str
+    """The sentence (plain text)."""
+    href: str
+    """The benchmark's Training page."""
+    kind: str
+    """'gain' (across rounds) or 'scaling'."""
+    better: bool
+    """Whether the change is for the better."""
 
 
 @dataclass(frozen=True, slots=True)
 class TrainingRow:
     """One round's folder of one system: its score and what became of its runs."""
 
-    round: str = field(metadata={"help": "The round (e.g. v5.1)."})
-    system: str = field(metadata={"help": "System label."})
-    system_href: str = field(metadata={"help": "The system's page."})
-    accelerators: int | None = field(metadata={"help": "Accelerators of the system."})
-    score: float | None = field(metadata={"help": "Official score, minutes; None: no score."})
-    olympic_mean: float | None = field(metadata={"help": "Olympic mean of the runs used."})
-    scaling_factor: float = field(metadata={"help": "scaling.json factor (1 without one)."})
-    shown: tuple[str, str, str] = field(
-        metadata={"help": "Score, olympic mean (minutes, 4 decimals; empty: none), factor."}
-    )
-    runs: str = field(metadata={"help": "Runs used and dropped, in words."})
-    not_converged: tuple[str, ...] = field(
-        metadata={"help": "Each run that did not converge, with its reason."}
-    )
+    round: str
+    """The round (e.g. v5.1)."""
+    system: str
+    """System label."""
+    system_href: str
+    """The system's page."""
+    accelerators: int | None
+    """Accelerators of the system."""
+    score: float | None
+    """Official score, minutes; None: no score."""
+    olympic_mean: float | None
+    """Olympic mean of the runs used."""
+    scaling_factor: float
+    """scaling.json factor (1 without one)."""
+    shown: tuple[str, str, str]
+    """Score, olympic mean (minutes, 4 decimals; empty: none), factor."""
+    runs: str
+    """Runs used and dropped, in words."""
+    not_converged: tuple[str, ...]
+    """Each run that did not converge, with its reason."""
 
 
 @dataclass(frozen=True, slots=True)
 class TrainingBenchmarkPage:
     """The context of ``training.html`` for one benchmark."""
 
-    title: str = field(metadata={"help": "Page title."})
-    generated_at: str = field(metadata={"help": "When the report was built, as given."})
-    is_example: bool = field(metadata={"help": "True when any result shown is example data."})
-    benchmark: str = field(metadata={"help": "Benchmark name."})
-    lines: tuple[TrainingLine, ...] = field(metadata={"help": "Gains and scaling, in words."})
-    charts: tuple[Chart, ...] = field(metadata={"help": "One chart per system, the first few."})
-    charts_total: int = field(metadata={"help": "How many systems (series) there are."})
-    rows: tuple[TrainingRow, ...] = field(metadata={"help": "Every folder: round, system."})
+    title: str
+    """Page title."""
+    generated_at: str
+    """When the report was built, as given."""
+    is_example: bool
+    """True when any result shown is example data."""
+    benchmark: str
+    """Benchmark name."""
+    lines: tuple[TrainingLine, ...]
+    """Gains and scaling, in words."""
+    charts: tuple[Chart, ...]
+    """One chart per system, the first few."""
+    charts_total: int
+    """How many systems (series) there are."""
+    rows: tuple[TrainingRow, ...]
+    """Every folder: round, system."""
 
 
 @dataclass(frozen=True, slots=True)
 class TrainingIndexPage:
     """The context of ``training_index.html``: every benchmark and the sentences."""
 
-    title: str = field(metadata={"help": "Page title."})
-    generated_at: str = field(metadata={"help": "When the report was built, as given."})
-    is_example: bool = field(metadata={"help": "True when any result shown is example data."})
-    lines: tuple[TrainingLine, ...] = field(metadata={"help": "Gains and scaling, in words."})
-    benchmarks: tuple[PageLink, ...] = field(metadata={"help": "Each benchmark's page."})
-    folders: int = field(metadata={"help": "Result folders (round, system, benchmark) read."})
+    title: str
+    """Page title."""
+    generated_at: str
+    """When the report was built, as given."""
+    is_example: bool
+    """True when any result shown is example data."""
+    lines: tuple[TrainingLine, ...]
+    """Gains and scaling, in words."""
+    benchmarks: tuple[PageLink, ...]
+    """Each benchmark's page."""
+    folders: int
+    """Result folders (round, system, benchmark) read."""
 
 
 def _rounds(data: ReportInput) -> list[str]:
