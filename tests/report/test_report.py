@@ -14,6 +14,7 @@ from typing import Any
 import jinja2
 import pytest
 
+from tests.support.field_docs import field_docs
 from tracker.records.findings import FindingRecord
 from tracker.records.results import SeriesPoint, VersionInfo
 from tracker.report import IndexPage, ReportInput, build_index_page, render_site
@@ -216,8 +217,9 @@ def test_counts_add_up_over_tables() -> None:
 
 @pytest.mark.parametrize("context_class", [IndexPage, SeriesTable, SeriesRow, Cell, PageCounts])
 def test_every_context_field_has_help_text(context_class: type[Any]) -> None:
+    docs = field_docs(context_class)
     for item in dataclasses.fields(context_class):
-        assert item.metadata.get("help"), f"{context_class.__name__}.{item.name} has no help"
+        assert docs.get(item.name), f"{context_class.__name__}.{item.name} has no help"
 
 
 # Rendering
