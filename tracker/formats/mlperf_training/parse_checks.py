@@ -20,20 +20,30 @@ The compliance checks of one MLPerf Training run, as far as the log alone decide
 
 The MLCommons ``mlperf-logging`` compliance checker (``training_<ruleset>/common.yaml``
 chaining ``closed_common.yaml`` and ``closed_<benchmark>.yaml``) walks the
-``:::MLLOG`` lines in file order. What is repeated here:
+``:::MLLOG`` lines in file order. What is repeated here, with the rules of the run's
+ruleset (:mod:`tracker.formats.mlperf_training.parse_rules`, which cites the files):
 
-* key counts: exactly one ``submission_org``/``_platform``/``_division``/
-  ``_benchmark``, ``init_stop``, ``run_start``, ``run_stop``, ``train_samples``,
-  ``eval_samples``, ``gradient_accumulation_steps`` and the benchmark's
-  hyper-parameters (:data:`BENCHMARK_KEYS`); at least one ``cache_clear``,
-  ``init_start``, ``eval_accuracy``, and epoch or block markers;
-* order: ``init_start`` before ``init_stop`` before ``run_start`` before ``run_stop``;
+* key counts: the keys a ruleset requires exactly once (``submission_division``,
+  ``init_stop``, ``run_start``, ``run_stop``, ``train_samples``, ``eval_samples``;
+  ``submission_org`` and ``submission_platform`` from 5.1.0 on; for closed runs
+  ``submission_benchmark``, ``gradient_accumulation_steps`` and the benchmark's
+  hyper-parameters). As in the package, such a key logged more than once with the
+  same value every time (one line per GPU rank) is a warning, not a failure
+  (:meth:`RunState.warnings`); with different values it fails, naming the key and
+  the values. At least one ``cache_clear``, ``init_start``, ``eval_accuracy``, and
+  epoch or block markers;
+* order: ``init_start`` before ``init_stop`` before ``run_start`` before
+  ``run_stop``, ``block_start`` after ``run_start`` (checked on every line, so a
+  second ``run_start`` is only a repeat);
 * the initialisation limit: ``init_stop`` less than 30 minutes (open: 240)
   after the first ``init_start``, the limit being set by ``submission_division``
   (a log whose division comes after ``init_stop`` fails, as in the package);
 * ``run_stop`` carries a ``status`` (its value is not checked);
-* the quality target: at least one ``eval_accuracy`` reaches it (:data:`QUALITY_TARGETS`);
-* evaluation and epoch lines name an ``epoch_num`` or ``samples_count``.
+* the quality target: at least one ``eval_accuracy`` reaches it; for stable
+  diffusion FID and CLIP are joined per ``samples_count`` and one evaluation must
+  pass both, with at least two evaluations each logging both;
+* evaluation, epoch and block lines name their step (``epoch_num`` or
+  ``samples_count``; the benchmark's own key where its file asks for one).
 
 Skipped, and said so in every ingest's notes (:data:`SKIPPED_CHECKS`) and in
 each score's ``extra`` (:data:`NOT_CHECKED`): what needs the submitters' code
@@ -66,15 +76,18 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from tracker.errors import ParseError
+from tracker.formats.mlperf_training.parse_rules import (
+    BENCHMARK_RULES,
+    BenchmarkRules,
+    QualityTarget,
+    Ruleset,
+    rules_for,
+)
 
 __all__ = [
-    "ALLOWED_BENCHMARKS",
-    "BENCHMARK_KEYS",
     "LogLine",
     "MLLOG_TOKEN",
     "NOT_CHECKED",
-    "QUALITY_TARGETS",
-    "QualityTarget",
     "RunState",
     "SKIPPED_CHECKS",
     "Seed",
@@ -159,130 +172,45 @@ NOT_CHECKED = (
 SKIPPED_CHECKS = f"compliance checked from the logs alone; skipped: {NOT_CHECKED}"
 """The ingest note of every Training source: what the checks leave out."""
 
-
-@dataclass(frozen=True, slots=True)
-class QualityTarget:
-    """What an ``eval_accuracy`` value must satisfy (``metric``: stable diffusion's FID/CLIP)."""
-
-    threshold: float
-    higher_is_better: bool
-    bound: float
-    """The other end of the accepted range (1.0 above an accuracy, 0.0 below a loss)."""
-    metric: str | None = None
-
-    def reached(self, value: float) -> bool:
-        if self.higher_is_better:
-            return self.threshold <= value < self.bound
-        return self.bound < value <= self.threshold
-
-    def describe(self) -> str:
-        sign = ">=" if self.higher_is_better else "<="
-        return f"{self.metric or 'eval_accuracy'} {sign} {self.threshold:g}"
-
-
-QUALITY_TARGETS: Mapping[str, tuple[QualityTarget, ...]] = {
-    "bert": (QualityTarget(0.720, True, 1.0),),
-    "dlrm_dcnv2": (QualityTarget(0.80275, True, 1.0 + 1e-12),),
-    "retinanet": (QualityTarget(0.340, True, 1.0),),
-    "rgat": (QualityTarget(0.72, True, 1.0),),
-    "llama2_70b_lora": (QualityTarget(0.925, False, 0.0),),
-    "llama31_405b": (QualityTarget(5.6, False, 0.0),),
-    "llama31_8b": (QualityTarget(3.3, False, 0.0),),
-    "flux1": (QualityTarget(0.586, False, 0.0),),
-    "stable_diffusion": (
-        QualityTarget(90.0, False, 0.0, metric="FID"),
-        QualityTarget(0.15, True, math.inf, metric="CLIP"),
-    ),
-}
-"""Closed-division quality targets (the same in rulesets 5.0.0 and 5.1.0)."""
-
-ALLOWED_BENCHMARKS: Mapping[str, frozenset[str]] = {
-    "5.0.0": frozenset(
-        {"bert", "dlrm_dcnv2", "retinanet", "stable_diffusion", "llama2_70b_lora", "rgat"}
-        | {"llama31_405b"}
-    ),
-    "5.1.0": frozenset(
-        {"retinanet", "flux1", "dlrm_dcnv2", "llama31_8b", "rgat", "llama2_70b_lora"}
-        | {"llama31_405b"}
-    ),
-}
-"""``submission_benchmark`` values closed_common.yaml accepts, per ruleset."""
-
-_ADAMW = (
-    "opt_name",
-    "opt_adamw_beta_1",
-    "opt_adamw_beta_2",
-    "opt_adamw_epsilon",
-    "opt_adamw_weight_decay",
-    "opt_gradient_clip_norm",
-)
-_LLAMA31 = (
-    *_ADAMW,
-    "max_sequence_length",
-    "opt_base_learning_rate",
-    "opt_end_learning_rate",
-    "opt_learning_rate_decay_steps",
-    "opt_learning_rate_warmup_steps",
-    "opt_learning_rate_decay_schedule",
-)
-BENCHMARK_KEYS: Mapping[str, tuple[str, ...]] = {
-    "bert": (
-        "opt_base_learning_rate",
-        "opt_lamb_epsilon",
-        "opt_learning_rate_training_steps",
-        "opt_learning_rate_warmup_steps",
-        "num_warmup_steps",
-        "start_warmup_step",
-        "opt_lamb_beta_1",
-        "opt_lamb_beta_2",
-        "opt_lamb_weight_decay_rate",
-    ),
-    "dlrm_dcnv2": (
-        "opt_name",
-        "opt_base_learning_rate",
-        "opt_adagrad_learning_rate_decay",
-        "opt_weight_decay",
-        "opt_adagrad_initial_accumulator_value",
-        "opt_adagrad_epsilon",
-        "opt_learning_rate_warmup_steps",
-        "opt_learning_rate_decay_start_step",
-        "opt_learning_rate_decay_steps",
-    ),
-    "flux1": (*_ADAMW, "opt_base_learning_rate", "opt_learning_rate_warmup_steps"),
-    "llama31_405b": (*_LLAMA31, "init_checkpoint_step"),
-    "llama31_8b": _LLAMA31,
-    "llama2_70b_lora": ("opt_base_learning_rate",),
-    "retinanet": ("opt_name", "opt_base_learning_rate"),
-    "rgat": ("opt_name", "opt_base_learning_rate"),
-}
-"""Hyper-parameters a closed run must log exactly once (besides ``global_batch_size``)."""
-
-_EXACTLY_ONE = (
-    "submission_org",
-    "submission_platform",
-    "submission_division",
-    "init_stop",
-    "run_start",
-    "run_stop",
-    "train_samples",
-    "eval_samples",
-)
-_CLOSED_EXACTLY_ONE = ("submission_benchmark", "gradient_accumulation_steps")
-_AT_LEAST_ONE = ("cache_clear", "init_start", "eval_accuracy")
 _EITHER = (
     ("block_start", "epoch_start"),
     ("block_stop", "epoch_stop"),
     ("eval_start", "block_start"),
     ("eval_stop", "block_stop"),
 )
-_STEP_KEYS = frozenset({"epoch_start", "epoch_stop", "eval_start", "eval_stop", "eval_accuracy"})
+_STEP_KEYS = frozenset({"epoch_start", "epoch_stop", "eval_start", "eval_stop"})
 _INIT_LIMIT_MINUTES = {"closed": 30, "open": 240}
 _MAX_REASONS = 8
+_MAX_VALUES = 3
+
+
+@dataclass(slots=True)
+class _Logged:
+    """How often an exactly-once key was logged, and its first few different values."""
+
+    count: int = 0
+    values: list[Any] = field(default_factory=list)
+
+    def add(self, value: Any) -> None:
+        self.count += 1
+        if len(self.values) < _MAX_VALUES and not any(v == value for v in self.values):
+            self.values.append(value)
+
+    def shown(self) -> str:
+        names = [repr(v) for v in self.values]
+        more = "" if len(self.values) < _MAX_VALUES else " (and maybe more)"
+        return f"{', '.join(names[:-1])} and {names[-1]}{more}"
 
 
 @dataclass(slots=True)
 class RunState:
-    """The checker's state over one log, fed line by line in file order."""
+    """The checker's state over one log, fed line by line in file order.
+
+    The rules are those of ``ruleset`` (:func:`~.parse_rules.rules_for`); a key
+    required exactly once and logged more often with one value is a warning
+    (:meth:`warnings`, as the package's ``put_warning``), with different values an
+    error naming the key and the values.
+    """
 
     benchmark: str
     ruleset: str
@@ -294,15 +222,32 @@ class RunState:
     init_stopped: bool = False
     run_started: bool = False
     target_reached: bool = False
-    metrics_reached: set[str] = field(default_factory=set)
     best_accuracy: float | None = None
+    paired: dict[Any, dict[str, Any]] = field(default_factory=dict)
+    """Stable diffusion: ``samples_count`` → ``{metric: value}`` of its evaluations."""
+    logged: dict[str, _Logged] = field(default_factory=dict)
+    rules: Ruleset = field(init=False)
+    exact_rules: bool = field(init=False)
+    closed_rules: BenchmarkRules | None = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.rules, self.exact_rules = rules_for(self.ruleset)
+        self.closed_rules = BENCHMARK_RULES.get(self.benchmark)
+        once = (*self.rules.exactly_one, *self.rules.closed_exactly_one)
+        if self.closed_rules is not None:
+            once += self.closed_rules.exactly_one
+        self.logged = {key: _Logged() for key in once}
 
     def feed(self, entry: LogLine) -> None:
         """Apply the checks of one line."""
         key = entry.key
         self.counts[key] += 1
+        logged = self.logged.get(key)
+        if logged is not None:
+            logged.add(entry.value)
         handler = _HANDLERS.get(key)
-        if handler is not None:
+        # the package runs a submission_* key's check on its first line only
+        if handler is not None and not (key.startswith("submission_") and self.counts[key] > 1):
             handler(self, entry)
         if key in _STEP_KEYS and not _has_step(entry.metadata):
             self._fail(entry, f"'{key}' names neither epoch_num nor samples_count")
@@ -311,32 +256,66 @@ class RunState:
         """Every reason the run fails compliance (empty: it passes what is checked here)."""
         reasons = list(self.reasons)
         closed = self.division != "open"
-        exactly = _EXACTLY_ONE + (_CLOSED_EXACTLY_ONE if closed else ())
-        benchmark_keys = BENCHMARK_KEYS.get(self.benchmark, ()) if closed else ()
-        for key in (*exactly, "global_batch_size", *benchmark_keys):
-            if self.counts[key] != 1 and (key != "global_batch_size" or not self.counts[key]):
-                reasons.append(f"'{key}' logged {self.counts[key]} times; exactly once required")
-        for key in _AT_LEAST_ONE:
+        bench = self.closed_rules if closed else None
+        for key in self._exactly_one(closed):
+            logged = self.logged[key]
+            if logged.count == 0:
+                reasons.append(f"'{key}' logged 0 times; exactly once required")
+            elif len(logged.values) > 1:
+                reasons.append(
+                    f"'{key}' logged {logged.count} times with different values "
+                    f"{logged.shown()}; exactly once required"
+                )
+        for key in (*self.rules.at_least_one, *(bench.at_least_one if bench else ())):
             if not self.counts[key]:
                 reasons.append(f"no '{key}' logged; at least one required")
         for first, second in _EITHER:
             if not (self.counts[first] or self.counts[second]):
                 reasons.append(f"neither '{first}' nor '{second}' logged")
-        reasons.extend(self._target_reasons())
+        if bench is not None and self.counts["eval_accuracy"]:
+            reasons.extend(self._paired_reasons() if bench.paired_metrics else [])
+            reasons.extend(self._target_reasons(bench))
         return reasons
 
-    def _target_reasons(self) -> list[str]:
-        targets = QUALITY_TARGETS.get(self.benchmark)
-        if targets is None or self.division == "open" or not self.counts["eval_accuracy"]:
-            return []
-        missing = [
-            t
-            for t in targets
-            if not (t.metric in self.metrics_reached if t.metric else self.target_reached)
+    def warnings(self) -> list[str]:
+        """Keys required exactly once and logged more often, each time with the same value."""
+        closed = self.division != "open"
+        return [
+            f"'{key}' logged {logged.count} times with the same value {logged.values[0]!r}"
+            for key in self._exactly_one(closed)
+            if (logged := self.logged[key]).count > 1 and len(logged.values) == 1
         ]
-        if not missing:
+
+    def _exactly_one(self, closed: bool) -> list[str]:
+        keys = list(self.rules.exactly_one)
+        if closed:
+            keys += self.rules.closed_exactly_one
+            keys += self.closed_rules.exactly_one if self.closed_rules else ()
+        return list(dict.fromkeys(keys))
+
+    def _paired_reasons(self) -> list[str]:
+        """Stable diffusion: two evaluations (``samples_count``) or more, each with FID and CLIP."""
+        reasons = []
+        if len(self.paired) < 2:
+            reasons.append(
+                f"{len(self.paired)} evaluation(s) with a FID/CLIP metric; at least 2 required"
+            )
+        for step, metrics in self.paired.items():
+            missing = [name for name in ("FID", "CLIP") if name not in metrics]
+            if missing:
+                reasons.append(f"the evaluation at samples_count {step!r} logs no {missing[0]}")
+        return reasons
+
+    def _target_reasons(self, bench: BenchmarkRules) -> list[str]:
+        if bench.paired_metrics:
+            reached = any(_pair_reaches(metrics, bench.targets) for metrics in self.paired.values())
+        else:
+            reached = self.target_reached
+        if reached:
             return []
-        wanted = " and ".join(t.describe() for t in missing)
+        wanted = " and ".join(t.describe() for t in bench.targets)
+        if bench.paired_metrics:
+            return [f"quality target not reached: no evaluation with {wanted} at one samples_count"]
         best = "" if self.best_accuracy is None else f" (best eval_accuracy {self.best_accuracy:g})"
         return [f"quality target not reached: no eval_accuracy with {wanted}{best}"]
 
@@ -353,12 +332,12 @@ class RunState:
         self.init_limit_minutes = _INIT_LIMIT_MINUTES[self.division]
 
     def _benchmark(self, entry: LogLine) -> None:
-        allowed = ALLOWED_BENCHMARKS.get(self.ruleset)
-        if allowed is not None and self.division != "open" and entry.value not in allowed:
+        allowed = self.rules.closed_benchmarks
+        if self.exact_rules and self.division != "open" and entry.value not in allowed:
             self._fail(entry, f"submission_benchmark {entry.value!r} is not a {self.ruleset} one")
 
     def _non_empty(self, entry: LogLine) -> None:
-        if entry.value == "":
+        if entry.key in self.rules.not_empty and entry.value == "":
             self._fail(entry, f"'{entry.key}' is empty")
 
     def _init_start(self, entry: LogLine) -> None:
@@ -390,26 +369,43 @@ class RunState:
         if "status" not in entry.metadata:
             self._fail(entry, "run_stop has no status")
 
+    def _block_start(self, entry: LogLine) -> None:
+        metadata = entry.metadata
+        if not self.run_started:
+            self._fail(entry, "block_start before run_start")
+        if "epoch_count" not in metadata and "samples_count" not in metadata:
+            self._fail(entry, "'block_start' names neither epoch_count nor samples_count")
+        epochs, samples = metadata.get("epoch_count"), metadata.get("samples_count")
+        if epochs is not None and ("first_epoch_num" not in metadata or not _above(epochs, 0)):
+            self._fail(entry, "'block_start' needs first_epoch_num and an epoch_count > 0")
+        if samples is not None and not (_number(samples) and samples >= 0):
+            self._fail(entry, f"'block_start' has a samples_count of {samples!r}")
+
+    def _block_stop(self, entry: LogLine) -> None:
+        if "first_epoch_num" not in entry.metadata and "samples_count" not in entry.metadata:
+            self._fail(entry, "'block_stop' names neither first_epoch_num nor samples_count")
+
     def _gradient_steps(self, entry: LogLine) -> None:
         value = entry.value
         if not _number(value) or not value > 0:
             self._fail(entry, f"gradient_accumulation_steps is {value!r}, not > 0")
 
     def _eval_accuracy(self, entry: LogLine) -> None:
+        bench = self.closed_rules if self.division != "open" else None
+        step = bench.eval_step if bench is not None else None
+        if step is not None and step not in entry.metadata:
+            self._fail(entry, f"'eval_accuracy' names no {step}")
+        elif step is None and not _has_step(entry.metadata):
+            self._fail(entry, "'eval_accuracy' names neither epoch_num nor samples_count")
         value = entry.value
-        if not _number(value):
-            return
-        self.best_accuracy = _better(self.best_accuracy, float(value), self.benchmark)
         metric = entry.metadata.get("metric")
-        for target in QUALITY_TARGETS.get(self.benchmark, ()):
-            if target.metric is not None and target.metric != metric:
-                continue
-            if not target.reached(float(value)):
-                continue
-            if target.metric is None:
-                self.target_reached = True
-            else:
-                self.metrics_reached.add(target.metric)
+        if bench is not None and bench.paired_metrics and metric is not None:
+            self.paired.setdefault(entry.metadata.get("samples_count"), {})[str(metric)] = value
+        if not _number(value) or bench is None or bench.paired_metrics:
+            return
+        self.best_accuracy = _better(self.best_accuracy, float(value), bench)
+        if all(target.reached(float(value)) for target in bench.targets):
+            self.target_reached = True
 
 
 _HANDLERS = {
@@ -423,9 +419,20 @@ _HANDLERS = {
     "init_stop": RunState._init_stop,
     "run_start": RunState._run_start,
     "run_stop": RunState._run_stop,
+    "block_start": RunState._block_start,
+    "block_stop": RunState._block_stop,
     "gradient_accumulation_steps": RunState._gradient_steps,
     "eval_accuracy": RunState._eval_accuracy,
 }
+
+
+def _pair_reaches(metrics: Mapping[str, Any], targets: Sequence[QualityTarget]) -> bool:
+    """Whether one stable diffusion evaluation reaches every target (FID and CLIP)."""
+    for target in targets:
+        value: Any = metrics.get(target.metric or "")
+        if not _number(value) or not target.reached(float(value)):
+            return False
+    return True
 
 
 def _has_step(metadata: Mapping[str, Any]) -> bool:
@@ -436,9 +443,12 @@ def _number(value: object) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
-def _better(best: float | None, value: float, benchmark: str) -> float:
-    targets = QUALITY_TARGETS.get(benchmark)
-    higher = targets[0].higher_is_better if targets else True
+def _above(value: object, floor: float) -> bool:
+    return _number(value) and value > floor  # type: ignore[operator]  # a number, checked
+
+
+def _better(best: float | None, value: float, bench: BenchmarkRules) -> float:
+    higher = bench.targets[0].higher_is_better if bench.targets else True
     if best is None:
         return value
     return max(best, value) if higher else min(best, value)
