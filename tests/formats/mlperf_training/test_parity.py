@@ -17,7 +17,7 @@ import pytest
 
 from tests.support.cli_rows import Row, export, tracker
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "mlperf-training"
+DATA = Path(__file__).resolve().parents[2] / "data" / "mlperf-training"
 DELL = "Dell/results/1xXE9680Lx8B200/llama2_70b_lora"
 HPE = "HPE/results/HPE-Cray-XD670-H200-SXM5-141GB_n1_24.09/stable_diffusion"
 SCORE = "time_to_train_minutes"
