@@ -245,26 +245,8 @@ class Ruleset:
         """Where the rules come from: ``mlperf-logging 4.1.68, .../training_5.1.0/``."""
         return f"{PACKAGE}, compliance_checker/training_{self.version}/"
 
-    def benchmark(self, name: str) -> BenchmarkRules | None:
-        """The closed rules of a benchmark this ruleset has a ``closed_<benchmark>.yaml`` for."""
-        return BENCHMARK_RULES.get(name) if name in _BENCHMARK_FILES[self.version] else None
-
 
 _RUN_KEYS = ("init_stop", "run_start", "run_stop", "train_samples", "eval_samples")
-_COMMON = (
-    "bert",
-    "dlrm_dcnv2",
-    "llama2_70b_lora",
-    "llama31_405b",
-    "retinanet",
-    "rgat",
-)
-_BENCHMARK_FILES: Mapping[str, frozenset[str]] = {
-    "5.0.0": frozenset({*_COMMON, "stable_diffusion"}),
-    "5.1.0": frozenset({*_COMMON, "flux1", "llama31_8b"}),
-}
-"""The ``closed_<benchmark>.yaml`` files each ruleset's folder holds."""
-
 RULESETS: Mapping[str, Ruleset] = {
     "5.0.0": Ruleset(
         "5.0.0",
