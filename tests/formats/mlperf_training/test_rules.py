@@ -16,7 +16,7 @@ import pytest
 
 from tests.formats.mlperf_training.test_parse import T0, line, run_log
 from tracker.formats.mlperf_training.parse import RunCheck, check_run, score_folder
-from tracker.formats.mlperf_training.parse_rules import RULESETS, rcp_step_unit, rules_for
+from tracker.formats.mlperf_training.parse_checks import RULESETS, rcp_step_unit, rules_for
 
 
 def check(lines: list[bytes], *, ruleset: str, benchmark: str = "llama2_70b_lora") -> RunCheck:

@@ -20,7 +20,7 @@ Per result folder (``results/<system>/<benchmark>/``), following
    the order of the runs' times, times the scaling factor.
 
 Samples (or epochs) to converge follow the RCP checker per benchmark
-(:func:`~tracker.formats.mlperf_training.parse_rules.rcp_step_unit`): per run, the
+(:func:`~tracker.formats.mlperf_training.parse_checks.rcp_step_unit`): per run, the
 step of the last evaluation before a successful ``run_stop`` (stable diffusion: the
 smallest step where FID and CLIP both pass; infinite when the run did not succeed),
 one dropped at each end and the rest averaged. Everything here is pure: bytes and
@@ -38,13 +38,15 @@ from typing import Any
 
 from tracker.errors import ParseError
 from tracker.formats.mlperf_training.parse_checks import (
+    SD_CLIP_MIN,
+    SD_FID_MAX,
     LogLine,
     RunState,
     Seed,
     iter_mllog,
+    rcp_step_unit,
     seed_of,
 )
-from tracker.formats.mlperf_training.parse_rules import SD_CLIP_MIN, SD_FID_MAX, rcp_step_unit
 
 __all__ = [
     "FolderScore",
@@ -203,7 +205,7 @@ class _RunTimes:
 class _RcpSteps:
     """Samples (or epochs) to converge as ``rcp_checker.read_submission_file`` reads them.
 
-    Per :func:`~.parse_rules.rcp_step_unit`: the step of the last evaluation before
+    Per :func:`~.parse_checks.rcp_step_unit`: the step of the last evaluation before
     a ``run_stop`` whose status is ``success`` (stable diffusion: the smallest step at
     which FID and CLIP both pass, its evaluations being logged in any order); the
     last ``run_stop`` of the file decides, an unsuccessful one making it infinite.

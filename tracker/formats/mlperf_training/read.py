@@ -58,8 +58,12 @@ from tracker.formats.mlperf_training.parse import (
     score_folder,
     switch_power,
 )
-from tracker.formats.mlperf_training.parse_checks import NOT_CHECKED, SKIPPED_CHECKS, check_seeds
-from tracker.formats.mlperf_training.parse_rules import rules_for
+from tracker.formats.mlperf_training.parse_checks import (
+    NOT_CHECKED,
+    SKIPPED_CHECKS,
+    check_seeds,
+    rules_for,
+)
 from tracker.formats.mlperf_training.read_tree import (
     ScoreToCheck,
     TrainingFolder,
