@@ -1,4 +1,5 @@
-# The two commands: `make demo` and `make test`. CI runs `make test` through .ci/run.
+# The two commands: `make demo` and `make test`. CI runs `make test` and then
+# `make check-oracle` through .ci/run.
 # `make demo` installs the tracker's runtime only; `make test`, `lint` and `bench` add the
 # development tools (the `dev` dependency group: pytest, mypy, ruff, Playwright, ...).
 PYTHON ?= python3
@@ -7,7 +8,7 @@ BIN := $(VENV)/bin
 RUNTIME_STAMP := $(VENV)/.installed-runtime
 DEV_STAMP := $(VENV)/.installed-dev
 
-.PHONY: demo test fuzz lint bench install install-dev clean
+.PHONY: demo test fuzz lint bench check-oracle install install-dev clean
 
 $(BIN)/python:
 	@echo "==> Creating the virtual environment $(VENV) with $(PYTHON)"
@@ -52,5 +53,23 @@ bench: $(DEV_STAMP)
 	$(BIN)/python benchmarks/run.py
 	set -e; for script in benchmarks/bench_*.py; do $(BIN)/python $$script; done
 
+# The Training oracle: MLCommons' mlperf-logging (from PyPI, in a virtual environment of
+# its own, never in $(VENV)) scores every result folder of ORACLE_ROUNDS and the tracker's
+# figures must agree with its own, field by field (tests/oracle/check.py); exit 1 if not.
+ORACLE_VENV ?= .venv-oracle
+ORACLE_STAMP := $(ORACLE_VENV)/.installed-mlperf-logging
+MLPERF_LOGGING ?= mlperf-logging>=4.1.68
+SHARED_TRAINING ?= ../shared/data/mlperf-training
+ORACLE_ROUNDS ?= $(SHARED_TRAINING)/v5.0 $(SHARED_TRAINING)/v5.1 tests/data/mlperf-training/v5.0 tests/data/mlperf-training/v5.1
+
+$(ORACLE_STAMP):
+	@echo "==> Installing $(MLPERF_LOGGING) into its own virtual environment $(ORACLE_VENV)"
+	$(PYTHON) -m venv $(ORACLE_VENV)
+	$(ORACLE_VENV)/bin/python -m pip install '$(MLPERF_LOGGING)'
+	touch $(ORACLE_STAMP)
+
+check-oracle: $(RUNTIME_STAMP) $(ORACLE_STAMP)
+	$(BIN)/python -m tests.oracle.check --oracle-python $(ORACLE_VENV)/bin/python $(ORACLE_ROUNDS)
+
 clean:
-	rm -rf $(VENV) demo build dist .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(ORACLE_VENV) demo build dist .pytest_cache .mypy_cache .ruff_cache

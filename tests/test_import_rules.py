@@ -859,7 +859,6 @@ MAX_FUNCTION_LINES = 60
 LONG_FUNCTIONS = {
     "tracker.analyze.run.analyse": 66,
     "tracker.cli.gate.gate": 62,
-    "tracker.cli.platforms.compare": 66,
     "tracker.formats.mlperf_endpoints.read_round.endpoints_result": 76,
     "tracker.formats.mlperf_inference.read.result": 65,
     "tracker.gate.decision.evaluate_gate": 78,

@@ -16,6 +16,16 @@ The figures are the ones people quote from MLPerf:
 * :func:`size_scaling`: the scaling efficiency ``(T(N)/N) / (T(N0)/N0)`` of each
   adjacent pair of sizes of one submitter's accelerator model in a round, and of
   each size against the smallest (GB300 deepseek-r1 Offline x72 → x288: 0.995).
+* :func:`compare_training_rounds`: MLPerf Training, from one round to another: each
+  system's official time to train per benchmark (the olympic mean of its runs times the
+  RCP scaling factor of its ``scaling.json``), compared only for the same configuration
+  (same system, accelerator count and, where both rounds log one, global batch size),
+  with the ratio (old / new: above 1 the new round trains faster), the unscaled
+  olympic means, the runs used and dropped, whether the score is RCP-scaled, and the
+  accelerator-hours to train where the round gives the accelerator count; pairs of
+  another configuration, and folders without a score, are listed apart with why.
+  It reads the stored Training rows (:class:`~tracker.records.results.ExportRow`, whose
+  ``extra`` holds the olympic selection), not analysis samples.
 
 A system is named by its stored name (the result folder's platform, such as
 ``GB300-NVL72_GB300-288GB_aarch64x72_TRT``) or its key (``submitter/name``).
@@ -24,18 +34,25 @@ A system is named by its stored name (the result folder's platform, such as
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from tracker.records.results import AnalysisSample
+from tracker.records.results import AnalysisSample, ExportRow, ExtraValue, SystemRecord
 
 __all__ = [
     "SAME_SYSTEM",
     "SIZES_DIFFER",
+    "TRAINING_SCORE",
+    "TRAINING_SOFTWARE",
     "PlatformRanking",
     "PlatformResult",
     "RoundGain",
     "ScalingStep",
+    "TrainingChange",
+    "TrainingFolder",
+    "TrainingRoundComparison",
+    "TrainingUnmatched",
+    "compare_training_rounds",
     "rank_platforms",
     "round_gains",
     "size_scaling",
@@ -330,3 +347,166 @@ def size_scaling(
                     )
                 )
     return steps
+
+
+TRAINING_SOFTWARE = "mlperf-training"
+"""The software name of every stored Training result (the reader's ``SOFTWARE``)."""
+TRAINING_SCORE = "time_to_train_minutes"
+_RUN = "run_time_to_train_minutes"
+
+
+@dataclass(frozen=True, slots=True)
+class TrainingFolder:
+    """One round's result folder of one system and benchmark: its score, if it has one."""
+
+    round: str
+    system: str
+    system_key: str
+    benchmark: str
+    accelerator: str | None
+    accelerators: int | None
+    score_minutes: float | None
+    """``None``: the folder has no score (too many runs did not converge)."""
+    olympic_mean_minutes: float | None
+    """The mean of the runs used, before the scaling factor."""
+    scaling_factor: float
+    rcp_scaled: bool
+    """Whether the folder has a ``scaling.json`` (the RCP checker's factor)."""
+    runs_used: int | None
+    runs_dropped: int | None
+    global_batch_size: float | None
+
+    @property
+    def accelerator_hours(self) -> float | None:
+        """Accelerator-hours to train: the score times the accelerators, in hours."""
+        if self.score_minutes is None or not self.accelerators:
+            return None
+        return self.score_minutes * self.accelerators / 60.0
+
+
+@dataclass(frozen=True, slots=True)
+class TrainingChange:
+    """The same system and configuration from ``old.round`` to ``new.round``."""
+
+    old: TrainingFolder
+    new: TrainingFolder
+
+    @property
+    def speedup(self) -> float:
+        """Old time / new time: above 1 the new round trains faster."""
+        return (self.old.score_minutes or 0.0) / (self.new.score_minutes or 1.0)
+
+    @property
+    def unscaled_speedup(self) -> float | None:
+        """The same for the olympic means before the scaling factors."""
+        old, new = self.old.olympic_mean_minutes, self.new.olympic_mean_minutes
+        return None if old is None or not new else old / new
+
+
+@dataclass(frozen=True, slots=True)
+class TrainingUnmatched:
+    """A system and benchmark in both rounds that is not compared, and why."""
+
+    old: TrainingFolder
+    new: TrainingFolder
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class TrainingRoundComparison:
+    """What ``tracker compare`` says of Training between two rounds."""
+
+    old_round: str
+    new_round: str
+    changes: tuple[TrainingChange, ...]
+    unmatched: tuple[TrainingUnmatched, ...]
+
+
+def _number(extra: Mapping[str, ExtraValue], name: str) -> float | None:
+    value = extra.get(name)
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def _folder(rows: Sequence[ExportRow]) -> TrainingFolder:
+    head = rows[0]
+    score = next((r for r in rows if r.metric == TRAINING_SCORE), None)
+    extra = score.extra if score is not None else {}
+    system = SystemRecord(name=head.system, submitter=head.submitter, division=head.division)
+    used, dropped = _number(extra, "runs_used"), _number(extra, "runs_dropped")
+    return TrainingFolder(
+        round=head.software_version,
+        system=head.system,
+        system_key=system.platform_key,
+        benchmark=head.benchmark,
+        accelerator=head.accelerator,
+        accelerators=head.accelerators_total,
+        score_minutes=None if score is None else score.value,
+        olympic_mean_minutes=_number(extra, "olympic_mean_unscaled_minutes"),
+        scaling_factor=_number(extra, "scaling_factor") or 1.0,
+        rcp_scaled=extra.get("scaling_json") is True,
+        runs_used=None if used is None else int(used),
+        runs_dropped=None if dropped is None else int(dropped),
+        global_batch_size=_number(extra, "global_batch_size"),
+    )
+
+
+def _folders(
+    rows: Iterable[ExportRow], rounds: set[str]
+) -> dict[tuple[str, str, str], TrainingFolder]:
+    """``(round, system key, benchmark) → folder`` of the Training rows of ``rounds``."""
+    grouped: dict[tuple[str, str], list[ExportRow]] = {}
+    for row in rows:
+        if row.software != TRAINING_SOFTWARE or row.software_version not in rounds:
+            continue
+        if row.metric in (TRAINING_SCORE, _RUN):
+            where = row.location or f"{row.submitter}/{row.system}/{row.benchmark}"
+            grouped.setdefault((row.software_version, where), []).append(row)
+    found: dict[tuple[str, str, str], TrainingFolder] = {}
+    for group in grouped.values():
+        folder = _folder(group)
+        found[(folder.round, folder.system_key, folder.benchmark)] = folder
+    return found
+
+
+def _configuration_differs(old: TrainingFolder, new: TrainingFolder) -> str | None:
+    """What makes two folders of one system different configurations (``None``: nothing)."""
+    if old.accelerators != new.accelerators:
+        return f"accelerators x{old.accelerators} → x{new.accelerators}"
+    sizes = (old.global_batch_size, new.global_batch_size)
+    if None not in sizes and sizes[0] != sizes[1]:
+        return f"global batch size {sizes[0]:g} → {sizes[1]:g}"
+    return None
+
+
+def compare_training_rounds(
+    rows: Iterable[ExportRow],
+    *,
+    old_round: str,
+    new_round: str,
+    selected: Sequence[str] = (),
+    benchmark: str | None = None,
+) -> TrainingRoundComparison:
+    """Every system and benchmark with a Training folder in both rounds, compared.
+
+    ``selected``: only the systems those names match (a name, ``submitter/name`` or the
+    key's last part); ``benchmark``: only that benchmark. Sorted by benchmark and system.
+    """
+    folders = _folders(rows, {old_round, new_round})
+    changes: list[TrainingChange] = []
+    unmatched: list[TrainingUnmatched] = []
+    pairs = sorted({(key, bench) for (_r, key, bench) in folders}, key=lambda p: (p[1], p[0]))
+    for key, bench in pairs:
+        old, new = folders.get((old_round, key, bench)), folders.get((new_round, key, bench))
+        if old is None or new is None or (benchmark is not None and bench != benchmark):
+            continue
+        if selected and not any(system_matches(new.system, new.system_key, n) for n in selected):
+            continue
+        reason = _configuration_differs(old, new)
+        if reason is None and (old.score_minutes is None or new.score_minutes is None):
+            rounds = [f.round for f in (old, new) if f.score_minutes is None]
+            reason = f"no score in {' and '.join(rounds)} (too many runs did not converge)"
+        if reason is None:
+            changes.append(TrainingChange(old, new))
+        else:
+            unmatched.append(TrainingUnmatched(old, new, reason))
+    return TrainingRoundComparison(old_round, new_round, tuple(changes), tuple(unmatched))

@@ -15,9 +15,15 @@ from rich.console import Console
 from rich.table import Table
 
 from tracker.analyze.platforms import (
+    TRAINING_SOFTWARE,
     PlatformRanking,
     RoundGain,
     ScalingStep,
+    TrainingChange,
+    TrainingFolder,
+    TrainingRoundComparison,
+    TrainingUnmatched,
+    compare_training_rounds,
     rank_platforms,
     round_gains,
     size_scaling,
@@ -123,25 +129,27 @@ def compare(
     the gain of each system since that round, and apart from it the same
     accelerator model at a different system size (per accelerator).
 
+    MLPerf Training (with --against-round): each system's official time to train
+    per benchmark in both rounds, for the same configuration only (accelerators,
+    global batch size), with its ratio, the runs used and dropped, whether the
+    score is RCP-scaled (and the unscaled olympic mean), and the
+    accelerator-hours where the round gives the accelerator count.
+
     \b
     Example:
         tracker compare --round v6.1 --system VR-NVL72_VR-288GB_aarch64x72_TRT \\
             --system GB300-NVL72_GB300-288GB_aarch64x72_TRT
         tracker compare --round v6.1 --against-round v6.0 \\
             --system GB300-NVL72_GB300-288GB_aarch64x72_TRT --benchmark deepseek-r1
+        tracker compare --round v5.1 --against-round v5.0 --benchmark llama2_70b_lora
     """
-    with open_store(ctx, create=False) as store:
-        samples = [
-            s
-            for s in store.iter_analysis_samples()
-            if (benchmark is None or s.benchmark == benchmark)
-            and (scenario is None or s.scenario.lower() == scenario.lower())
-        ]
+    named = (*systems, *([reference] if reference else []))
+    samples, training = _stored(ctx, round_label, against_round, named, benchmark, scenario)
     if not any(s.version == round_label for s in samples):
         raise TrackerCommandError(
             f"no results of round {terminal_text(round_label)!r} stored (or selected)"
         )
-    for name in (*systems, *([reference] if reference else [])):
+    for name in named:
         _check_unambiguous(samples, name, round_label, against_round)
     rankings = rank_platforms(
         samples, round_label=round_label, systems=systems, reference=reference
@@ -152,17 +160,63 @@ def compare(
         if against_round
         else []
     )
-    if not (rankings or steps or gains):
+    if training is not None and not (training.changes or training.unmatched):
+        training = None
+    if not (rankings or steps or gains or training):
         raise TrackerCommandError(
             f"nothing to compare in {round_label}: no benchmark and scenario has valid "
-            "throughput results of two of the systems given (or of one, at two sizes or rounds)"
+            "throughput results of two of the systems given (or of one, at two sizes or rounds), "
+            "and no MLPerf Training folder of one system is in both rounds"
         )
+    _echo_comparison(round_label, against_round, rankings, steps, gains)
+    if training is not None:
+        _echo_training(training)
+
+
+def _stored(
+    ctx: click.Context,
+    round_label: str,
+    against_round: str | None,
+    named: tuple[str, ...],
+    benchmark: str | None,
+    scenario: str | None,
+) -> tuple[list[AnalysisSample], TrainingRoundComparison | None]:
+    """The samples selected, and the Training rounds compared (with --against-round)."""
+    with open_store(ctx, create=False) as store:
+        samples = [
+            s
+            for s in store.iter_analysis_samples()
+            if (benchmark is None or s.benchmark == benchmark)
+            and (scenario is None or s.scenario.lower() == scenario.lower())
+        ]
+        if not against_round or scenario is not None:
+            return samples, None
+        training = compare_training_rounds(
+            store.iter_export_rows(software=TRAINING_SOFTWARE),
+            old_round=against_round,
+            new_round=round_label,
+            selected=named,
+            benchmark=benchmark,
+        )
+    return samples, training
+
+
+def _echo_comparison(
+    round_label: str,
+    against_round: str | None,
+    rankings: list[PlatformRanking],
+    steps: list[ScalingStep],
+    gains: list[RoundGain],
+) -> None:
+    """The throughput comparisons: rankings, scaling over sizes, gains since a round."""
     for ranking in rankings:
         _echo_ranking(ranking)
     if steps:
         click.echo(f"\nScaling over system sizes in {round_label} (efficiency per accelerator)")
         for step in steps:
             _echo_step(step)
+    if against_round and not gains and not rankings and not steps:
+        return  # Training only: its own section says what was compared
     if against_round and not gains:
         click.echo(f"\nNothing to compare with {terminal_text(against_round)}.")
     for kind in dict.fromkeys(g.kind for g in gains):
@@ -234,4 +288,68 @@ def _echo_gain(gain: RoundGain) -> None:
     click.echo(
         f"  {terminal_text(gain.benchmark)} {terminal_text(gain.scenario)}: {names} ({sizes}): "
         f"{gain.old_value:.6g} → {gain.new_value:.6g} {gain.unit}, {_ratio(gain.ratio)}"
+    )
+
+
+def _speed(ratio: float | None) -> str:
+    """``1.043× faster`` (old time / new time above 1), ``1.100× slower``, ``unchanged``."""
+    if ratio is None:
+        return "—"
+    if round(ratio, 3) == 1.0:
+        return "unchanged"
+    return f"{ratio:.3f}× faster" if ratio > 1.0 else f"{1.0 / ratio:.3f}× slower"
+
+
+def _runs(folder: TrainingFolder) -> str:
+    if folder.runs_used is None:
+        return "?"
+    return f"{folder.runs_used} used, {folder.runs_dropped or 0} dropped"
+
+
+def _scaled(folder: TrainingFolder) -> str:
+    return f"RCP-scaled ×{folder.scaling_factor:.4f}" if folder.rcp_scaled else "not RCP-scaled"
+
+
+def _echo_training(found: TrainingRoundComparison) -> None:
+    click.echo(
+        f"\n{terminal_text(found.old_round)} → {terminal_text(found.new_round)}, MLPerf Training "
+        "time to train (same system and configuration; lower is better)"
+    )
+    for change in found.changes:
+        _echo_training_change(change)
+    for skipped in found.unmatched:
+        _echo_training_unmatched(skipped)
+
+
+def _echo_training_change(change: TrainingChange) -> None:
+    old, new = change.old, change.new
+    click.echo(
+        f"  {terminal_text(new.system_key)} {terminal_text(new.benchmark)} "
+        f"{old.score_minutes or 0.0:.4f} → {new.score_minutes or 0.0:.4f} minutes "
+        f"({_speed(change.speedup)})"
+    )
+    batch = (
+        "" if new.global_batch_size is None else f", global batch size {new.global_batch_size:g}"
+    )
+    click.echo(
+        f"    x{new.accelerators or '?'} {terminal_text(new.accelerator or '?')}{batch}; "
+        f"runs {_runs(old)} → {_runs(new)}; {_scaled(old)} → {_scaled(new)}"
+    )
+    means = (old.olympic_mean_minutes, new.olympic_mean_minutes)
+    if (old.rcp_scaled or new.rcp_scaled) and None not in means:
+        click.echo(
+            f"    unscaled (olympic mean of the runs used) {old.olympic_mean_minutes:.4f} → "
+            f"{new.olympic_mean_minutes:.4f} minutes ({_speed(change.unscaled_speedup)})"
+        )
+    if old.accelerator_hours is not None and new.accelerator_hours is not None:
+        click.echo(
+            f"    {old.accelerator_hours:.4f} → {new.accelerator_hours:.4f} accelerator-hours "
+            "to train (time to train × accelerators)"
+        )
+
+
+def _echo_training_unmatched(skipped: TrainingUnmatched) -> None:
+    click.echo(
+        f"  not compared: {terminal_text(skipped.new.system_key)} "
+        f"{terminal_text(skipped.new.benchmark)}: {terminal_text(skipped.reason)}"
     )

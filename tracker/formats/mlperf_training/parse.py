@@ -7,7 +7,8 @@ Per result folder (``results/<system>/<benchmark>/``), following
    checks the log decides (:mod:`tracker.formats.mlperf_training.parse_checks`); a
    run that fails them, has no ``run_start``/``run_stop`` or does not parse
    is *non-converged*;
-2. a run's time to train is (first ``run_stop`` - first ``run_start``) / 60000 minutes;
+2. a run's time to train is (first ``run_stop`` - the last ``run_start`` before it, in
+   file order) / 60000 minutes;
 3. more than :func:`max_dropped` non-converged runs (4 for ``unet3d``, else 1):
    no score;
 4. otherwise the converged times, sorted, lose the ``max_dropped`` fastest and
@@ -18,9 +19,12 @@ Per result folder (``results/<system>/<benchmark>/``), following
    ``power/result_<i>/node_*.txt`` (:func:`node_power`, :func:`run_energy`), olympic-averaged in
    the order of the runs' times, times the scaling factor.
 
-Samples (or epochs) to converge follow the RCP checker: per run, the step of
-the last evaluation before a successful ``run_stop`` (infinite otherwise),
-olympic-averaged. Everything here is pure: bytes and lines in, numbers out.
+Samples (or epochs) to converge follow the RCP checker per benchmark
+(:func:`~tracker.formats.mlperf_training.parse_checks.rcp_step_unit`): per run, the
+step of the last evaluation before a successful ``run_stop`` (stable diffusion: the
+smallest step where FID and CLIP both pass; infinite when the run did not succeed),
+one dropped at each end and the rest averaged. Everything here is pure: bytes and
+lines in, numbers out.
 """
 
 from __future__ import annotations
@@ -30,13 +34,17 @@ import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from tracker.errors import ParseError
 from tracker.formats.mlperf_training.parse_checks import (
+    SD_CLIP_MIN,
+    SD_FID_MAX,
     LogLine,
     RunState,
     Seed,
     iter_mllog,
+    rcp_step_unit,
     seed_of,
 )
 
@@ -73,6 +81,8 @@ RESULT_FILE_COUNTS: Mapping[str, int] = {
 """Result files the package checker requires per benchmark (``benchmark_meta``)."""
 
 _NOT_CONVERGED_EPOCHS = math.inf
+_RCP_REJECTED = 1
+"""Steps dropped at each end for ``samples_to_converge`` (the summarizer's ``samples_rejected``)."""
 
 
 def ruleset_for(round_label: str) -> str:
@@ -99,11 +109,14 @@ class RunCheck:
     reasons: tuple[str, ...]
     """Why the run is non-converged (empty: it converged)."""
     epochs_to_converge: float
-    """Samples or epochs of the last evaluation before a successful run_stop (inf: none)."""
+    """Samples or epochs to converge as the RCP checker reads them (inf: did not converge;
+    nan: the RCP checker cannot read the log)."""
     global_batch_size: float | None
     line: int | None
     """The line of the run_stop (else run_start), for the stored sample."""
     seeds: tuple[Seed, ...] = ()
+    warnings: tuple[str, ...] = ()
+    """Compliance warnings: keys required once, logged more often with one value."""
 
     @property
     def converged(self) -> bool:
@@ -123,11 +136,11 @@ def check_run(
     a log without ``:::MLLOG`` lines and a log without ``run_start``.
     """
     state = RunState(benchmark=benchmark, ruleset=ruleset)
-    found = _RunTimes()
+    found = _RunTimes(benchmark, ruleset)
     last = 0
     for entry in iter_mllog(lines, path=path):
         state.feed(entry)
-        found.feed(entry, benchmark)
+        found.feed(entry)
         last = entry.line
     if not last:
         raise ParseError(path, "no :::MLLOG lines: not an MLPerf Training result log")
@@ -147,55 +160,107 @@ def check_run(
         minutes=minutes,
         run_stop_status=found.status,
         reasons=tuple(reasons),
-        epochs_to_converge=found.epochs(),
+        epochs_to_converge=found.rcp.epochs(),
         global_batch_size=found.batch_size,
         line=(found.stop or found.start).line,
         seeds=tuple(found.seeds),
+        warnings=tuple(state.warnings()),
     )
 
 
 class _RunTimes:
-    """First run_start/run_stop, the batch size and the step of the last evaluation."""
+    """The run's start and stop, its batch size, seeds and the RCP checker's step.
 
-    def __init__(self) -> None:
+    The start is the last ``run_start`` before the first ``run_stop`` in file order,
+    as the result summarizer's ``_query_run_start_stop`` reads them (the compliance
+    checker only warns about a repeated ``run_start``).
+    """
+
+    def __init__(self, benchmark: str, ruleset: str) -> None:
         self.start: LogLine | None = None
         self.stop: LogLine | None = None
         self.status: str | None = None
         self.batch_size: float | None = None
-        self.step: float | None = None
-        self.step_at_stop: float | None = None
         self.seeds: list[Seed] = []
+        self.rcp = _RcpSteps(benchmark, ruleset)
 
-    def feed(self, entry: LogLine, benchmark: str) -> None:
+    def feed(self, entry: LogLine) -> None:
         key = entry.key
-        if key == "run_start" and self.start is None:
+        if key == "run_start" and self.stop is None:
             self.start = entry
-        elif key == "run_stop" and self.stop is None:
-            self.stop = entry
-            status = entry.metadata.get("status")
-            self.status = None if status is None else str(status)
-            self.step_at_stop = self.step if self.status == "success" else _NOT_CONVERGED_EPOCHS
+        elif key == "run_stop":
+            if self.stop is None:
+                self.stop = entry
+                status = entry.metadata.get("status")
+                self.status = None if status is None else str(status)
+            self.rcp.stopped(entry)
         elif key == "global_batch_size" and _is_number(entry.value):
             self.batch_size = float(entry.value)
         elif key in ("eval_accuracy", "eval_error"):
-            self.step = _eval_step(entry.metadata, benchmark) or self.step
+            self.rcp.evaluated(entry)
         elif key == "seed":
             self.seeds.append(seed_of(entry))
 
+
+class _RcpSteps:
+    """Samples (or epochs) to converge as ``rcp_checker.read_submission_file`` reads them.
+
+    Per :func:`~.parse_checks.rcp_step_unit`: the step of the last evaluation before
+    a ``run_stop`` whose status is ``success`` (stable diffusion: the smallest step at
+    which FID and CLIP both pass, its evaluations being logged in any order); the
+    last ``run_stop`` of the file decides, an unsuccessful one making it infinite.
+    ``nan`` where the package's own reading fails (an evaluation without the step,
+    a stable diffusion run without a passing evaluation): the folder then has none.
+    """
+
+    def __init__(self, benchmark: str, ruleset: str) -> None:
+        self.unit = rcp_step_unit(benchmark, ruleset)
+        self.paired = benchmark == "stable_diffusion"
+        self.step: float | None = None
+        self.evaluations: dict[Any, dict[str, Any]] = {}
+        self.at_stop: float | None = None
+
+    def evaluated(self, entry: LogLine) -> None:
+        step = entry.metadata.get(self.unit)
+        if self.paired:
+            metric = entry.metadata.get("metric")
+            key = step if step is not None else _MISSING
+            self.evaluations.setdefault(key, {})[str(metric)] = entry.value
+        elif _is_number(step):
+            number = float(step)  # type: ignore[arg-type]  # a number, checked
+            self.step = round(number, 3) if self.unit == "epoch_num" else number
+        else:
+            self.step = math.nan
+
+    def stopped(self, entry: LogLine) -> None:
+        if entry.metadata.get("status") != "success":
+            self.at_stop = _NOT_CONVERGED_EPOCHS
+        elif self.paired:
+            self.at_stop = _first_passing_step(self.evaluations)
+        else:
+            self.at_stop = math.nan if self.step is None else self.step
+
     def epochs(self) -> float:
-        if self.step_at_stop is None:
-            return _NOT_CONVERGED_EPOCHS
-        return self.step_at_stop
+        return _NOT_CONVERGED_EPOCHS if self.at_stop is None else self.at_stop
 
 
-def _eval_step(metadata: Mapping[str, object], benchmark: str) -> float | None:
-    order = ("samples_count", "epoch_num") if benchmark == "llama2_70b_lora" else ("epoch_num",)
-    for name in (*order, "samples_count"):
-        value = metadata.get(name)
-        if _is_number(value):
-            number = float(value)  # type: ignore[arg-type]
-            return round(number, 3) if name == "epoch_num" else number
-    return None
+_MISSING = object()
+
+
+def _first_passing_step(evaluations: Mapping[Any, Mapping[str, Any]]) -> float:
+    """The smallest step at which FID <= 90 and CLIP >= 0.15 (the RCP checker's criteria)."""
+    passing: list[float] = []
+    for step, metrics in evaluations.items():
+        fid, clip = metrics.get("FID"), metrics.get("CLIP")
+        if step is _MISSING or not _is_number(fid):
+            return math.nan  # the package fails on this log (a KeyError there)
+        if fid > SD_FID_MAX:  # type: ignore[operator]  # a number, checked
+            continue
+        if not _is_number(clip) or not _is_number(step):
+            return math.nan
+        if clip >= SD_CLIP_MIN:  # type: ignore[operator]  # a number, checked
+            passing.append(float(step))
+    return min(passing) if passing else math.nan
 
 
 @dataclass(frozen=True, slots=True)
@@ -295,10 +360,16 @@ def _energy(
 
 
 def _samples_to_converge(runs: Sequence[RunCheck], unreadable: int, drop: int) -> float | None:
-    steps = sorted([r.epochs_to_converge for r in runs] + [_NOT_CONVERGED_EPOCHS] * unreadable)
-    if sum(math.isinf(s) for s in steps) > drop:
+    """The summarizer's ``samples_to_converge``: the runs' RCP steps, sorted, less one at
+    each end (one whatever the benchmark), averaged; none when more than ``drop`` runs
+    did not converge, fewer than three remain, or the RCP checker fails on a log."""
+    steps = [r.epochs_to_converge for r in runs] + [_NOT_CONVERGED_EPOCHS] * unreadable
+    if any(math.isnan(s) for s in steps) or sum(math.isinf(s) for s in steps) > drop:
         return None
-    return _mean(steps[drop : len(steps) - drop])
+    if len(steps) < 2 * _RCP_REJECTED + 1:
+        return None
+    steps.sort()
+    return _mean(steps[_RCP_REJECTED : len(steps) - _RCP_REJECTED])
 
 
 def _mean(values: Sequence[float]) -> float | None:

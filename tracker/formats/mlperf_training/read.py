@@ -58,7 +58,12 @@ from tracker.formats.mlperf_training.parse import (
     score_folder,
     switch_power,
 )
-from tracker.formats.mlperf_training.parse_checks import NOT_CHECKED, SKIPPED_CHECKS, check_seeds
+from tracker.formats.mlperf_training.parse_checks import (
+    NOT_CHECKED,
+    SKIPPED_CHECKS,
+    check_seeds,
+    rules_for,
+)
 from tracker.formats.mlperf_training.read_tree import (
     ScoreToCheck,
     TrainingFolder,
@@ -117,6 +122,11 @@ def folder_results(
             f"{folder.path}: {count} result files; the package checker requires "
             f"{expected_files} for {folder.benchmark}"
         )
+    warned = _warnings(runs)
+    if warned:
+        notes.append(
+            f"{folder.path}: compliance warnings, runs kept as mlperf-logging keeps them: {warned}"
+        )
     seeds = _seed_check(runs, names, system)
     if seeds.startswith("failed"):
         notes.append(f"{folder.path}: seed check {seeds} (the score does not depend on it)")
@@ -126,6 +136,8 @@ def folder_results(
     extra = _score_extra(score, runs, names, system, ruleset, scaling is not None)
     if seeds:
         extra["seed_check"] = seeds
+    if warned:
+        extra["compliance_warnings"] = warned
     extra["result_files"] = count
     if expected_files is not None:
         extra["expected_result_files"] = expected_files
@@ -151,6 +163,8 @@ class _Base:
             extra["run_stop_status"] = run.run_stop_status
         if run.reasons:
             extra["invalid_reason"] = "; ".join(run.reasons)
+        if run.warnings:
+            extra["compliance_warnings"] = "; ".join(run.warnings)
         value = run.minutes or 0.0
         return self._record(RUN_TIME_TO_TRAIN, value, path, run.line, extra, run.converged, run)
 
@@ -236,6 +250,17 @@ def _score_extra(
     return extra
 
 
+def _warnings(runs: Sequence[RunCheck]) -> str:
+    """The runs' compliance warnings, each once with how many runs it concerns."""
+    files: dict[str, list[str]] = {}
+    for run in runs:
+        for warning in run.warnings:
+            files.setdefault(warning, []).append(run.file)
+    return "; ".join(
+        f"{warning} ({len(names)} of {len(runs)} runs)" for warning, names in files.items()
+    )
+
+
 def _seed_check(
     runs: Sequence[RunCheck], unreadable: Sequence[str], system: SystemDescription
 ) -> str:
@@ -316,6 +341,12 @@ class MLPerfTrainingReader:
         round_label = resolve_round((), spec, tree, reading.notes)
         _ignored_labels(spec, reading.notes)
         ruleset = ruleset_for(round_label)
+        rules, exact = rules_for(ruleset)
+        if not exact:
+            reading.notes.add(
+                f"no compliance rule table for ruleset {ruleset} (round {round_label}); "
+                f"its runs are checked with the rules of {rules.version} ({rules.source})"
+            )
         files = _read_files(tree, layout.folders, layout.systems, ruleset, strict, progress)
         reading.errors.extend(files.errors[path] for path in sorted(files.errors))
         scored = 0
