@@ -124,7 +124,7 @@ import numpy.typing as npt
 
 from tracker.stats.defaults import MAX_ADVISED_REPEATS, Q_LEVEL, SUSPECT_P, ComparePolicy
 from tracker.stats.history import prediction_tails
-from tracker.stats.series import SeriesSamples, direction, is_usable, level
+from tracker.stats.series import SeriesSamples, direction, is_usable, level, log_ratio
 from tracker.stats.significance import (
     FamilyMethod,
     Method,
@@ -521,7 +521,7 @@ def _evaluate_repeats(
     method = choose_test(n_a, n_b, policy.mwu_min_repeats)
     min_p = min_attainable_p(method, n_a, n_b, policy.mwu_exact_max)
     med_a, med_b = np.median(raw_a, axis=1), np.median(raw_b, axis=1)
-    g = sign * np.log(med_b / med_a)
+    g = sign * log_ratios(med_b, med_a)
     p: FloatArray | None = None
     other: FloatArray | None = None
     family_level = policy.q_level / FAMILIES
@@ -603,7 +603,7 @@ def _evaluate_history(plans: Sequence[_Plan], policy: ComparePolicy) -> list[Cha
     )
     level = sign * found.shift
     floors = np.array([p.head.floor for p in plans])
-    g = sign * np.log(cand / base)
+    g = sign * log_ratios(cand, base)
     excursion = _baseline_excursion(g, level, floors)
     offset = np.log(base) - np.log(cand) + found.shift  # the baseline against the level, raw
     base = np.where(excursion, cand * np.exp(-found.shift), base)
@@ -637,6 +637,18 @@ def _evaluate_history(plans: Sequence[_Plan], policy: ComparePolicy) -> list[Cha
     ]
 
 
+def log_ratios(new: FloatArray, base: FloatArray) -> FloatArray:
+    """``ln(new/base)`` element by element, as :func:`~tracker.stats.series.log_ratio`: a
+    ratio that underflows or overflows is taken as the difference of the logs."""
+    with np.errstate(over="ignore", under="ignore", divide="ignore", invalid="ignore"):
+        ratio = new / base
+        exact = (ratio >= _NORMAL_MIN) & (ratio < np.inf)
+        return np.where(exact, np.log(np.where(exact, ratio, 1.0)), np.log(new) - np.log(base))
+
+
+_NORMAL_MIN = float(np.finfo(np.float64).tiny)
+
+
 def _baseline_excursion(g: FloatArray, level: FloatArray, floor: FloatArray) -> BoolArray:
     """Where the candidate lies past the floor below its history's level *and* past the
     floor above the baseline: the baseline was a one-off excursion down (a spike, or a
@@ -653,7 +665,7 @@ def _evaluate_threshold(plans: Sequence[_Plan]) -> list[ChangeEvidence]:
     out = []
     for plan in plans:
         base, cand = plan.base[0], plan.cand[0]
-        g = direction(plan.head.higher_is_better) * math.log(cand / base)
+        g = direction(plan.head.higher_is_better) * log_ratio(cand, base)
         head = _replace(plan.head, method=Method.THRESHOLD, g=g)
         out.append(_replace(head, baseline_level=base, candidate_level=cand))
     return out

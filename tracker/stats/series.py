@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import math
 import statistics
+import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
@@ -37,13 +38,16 @@ __all__ = [
     "GainSummary",
     "SampleRow",
     "SeriesGain",
+    "LOG_GAIN_LIMIT",
     "SeriesSamples",
     "aggregate_gains",
+    "bounded_exp",
     "consecutive_gains",
     "direction",
     "goodness",
     "is_usable",
     "level",
+    "log_ratio",
     "series_from_points",
     "series_from_rows",
     "series_gain",
@@ -122,7 +126,38 @@ def goodness(base: float, new: float, higher_is_better: bool) -> float:
     """
     if not (is_usable(base) and is_usable(new)):
         raise ValueError(f"cannot compare {base!r} and {new!r} in log space")
-    return direction(higher_is_better) * math.log(new / base)
+    return direction(higher_is_better) * log_ratio(new, base)
+
+
+def log_ratio(new: float, base: float) -> float:
+    """``ln(new/base)`` of two usable values; a ratio a float cannot hold (1e-300 / 1e300
+    underflows to 0) is taken as the difference of the logs instead.
+
+    >>> round(log_ratio(90.0, 100.0), 4), round(log_ratio(1e-300, 1e300), 1)
+    (-0.1054, -1381.6)
+    """
+    ratio = new / base
+    if _NORMAL_MIN <= ratio < math.inf:
+        return math.log(ratio)
+    return math.log(new) - math.log(base)
+
+
+_NORMAL_MIN = sys.float_info.min
+"""The smallest normal float: a smaller ratio has lost digits (or is 0)."""
+
+
+LOG_GAIN_LIMIT = 700.0
+"""The largest |ln gain| kept as it is: e^700 ≈ 1e304 still is a float, e^710 is not."""
+
+
+def bounded_exp(log_gain: float) -> float:
+    """``e^log_gain`` as a finite, positive float: beyond ±:data:`LOG_GAIN_LIMIT` (a
+    baseline of 1e300 against a candidate of 1e-300) the gain is held at the limit.
+
+    >>> bounded_exp(0.0), bounded_exp(-1381.5) > 0.0, bounded_exp(1381.5) < float("inf")
+    (1.0, True, True)
+    """
+    return math.exp(min(max(log_gain, -LOG_GAIN_LIMIT), LOG_GAIN_LIMIT))
 
 
 def level(samples: Sequence[float]) -> float:
@@ -245,7 +280,7 @@ def series_gain(series: SeriesSamples, baseline: str, candidate: str) -> SeriesG
         baseline_level=base,
         candidate_level=new,
         higher_is_better=series.higher_is_better,
-        gain=math.exp(goodness(base, new, series.higher_is_better)),
+        gain=bounded_exp(goodness(base, new, series.higher_is_better)),
     )
 
 

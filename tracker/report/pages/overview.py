@@ -38,6 +38,7 @@ from tracker.report.inputs import PairRun, ReportInput, SettingsUsed
 from tracker.report.issues import CausePoints, FindingIssue, issue_forms, scaling_issues
 from tracker.report.pages.compare import PairSummary, VerdictCount
 from tracker.report.pages.training import MAX_OVERVIEW_LINES, TrainingLine
+from tracker.stats.series import bounded_exp
 
 __all__ = [
     "CompareSummary",
@@ -287,7 +288,7 @@ def pair_gains(pair: PairRun, infos: Mapping[str, SeriesInfo], names: SystemName
                 series=f"{series} · {info.metric}",
                 baseline=pair.baseline,
                 candidate=pair.candidate,
-                gain=math.exp(g),
+                gain=bounded_exp(g),
                 href=benchmark_href(info.benchmark, info.scenario),
                 series_key=c.key,
             )
@@ -337,7 +338,7 @@ def _gains_chart(gains: Sequence[GainRow]) -> tuple[Chart, ...]:
     if not by_system:
         return ()
     ranked = sorted(
-        ((math.exp(sum(v) / len(v)), key, len(v)) for key, v in by_system.items()),
+        ((bounded_exp(sum(v) / len(v)), key, len(v)) for key, v in by_system.items()),
         key=lambda t: (-t[0], t[1]),
     )[:40]
     names = [f"{sw} · {system}" for _, (sw, system, _b, _c), _n in ranked]
