@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 import random
+import re
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -22,8 +23,8 @@ from typing import Any
 from sqlalchemy import URL, Connection, Engine, create_engine, event
 from sqlalchemy.exc import DBAPIError
 
-from tracker.errors import StoreError
-from tracker.store.target import NEXT_STEP, DatabaseURL
+from tracker.errors import StoreError, without_sql
+from tracker.store.target import NEXT_STEP, DatabaseURL, cannot_write
 
 __all__ = [
     "NEXT_STEP",
@@ -32,6 +33,8 @@ __all__ = [
     "check_sqlite_url",
     "conflict",
     "create_store_engine",
+    "read_only_connection",
+    "reason_of",
     "refuse_missing_folder",
     "retry_delay",
     "sqlalchemy_url",
@@ -107,13 +110,20 @@ def refuse_missing_folder(path: Path, url: DatabaseURL, *, create: bool) -> None
     raise StoreError(f"no database at {path}: the folder {folder} {what}; {NEXT_STEP}")
 
 
-def advice_after(reason: str, doing: str, url: DatabaseURL) -> str:
+def advice_after(reason: str, doing: str, url: DatabaseURL | None) -> str:
     """The next step after a database error whose first line is ``reason``, while
-    ``doing`` (a verb) with the database at ``url``."""
+    ``doing`` (a verb) with the database at ``url`` (``None``: not known here)."""
     text = reason.lower()
     if "readonly" in text or "read-only" in text:
         return "the database is read-only here: check the permissions of the file and its folder"
     if "unable to open database file" in text:
+        file = url.sqlite_file if url is not None else None
+        if file is not None and cannot_write(file):
+            return (
+                "the database is read-only here (its file or folder cannot be written): "
+                "commands that only read (report, gate, export, findings) use it as it is; "
+                "run this one where it can be written"
+            )
         return f"check that the folder exists and can be written, or {NEXT_STEP}"
     if "not a database" in text:
         return (
@@ -122,7 +132,7 @@ def advice_after(reason: str, doing: str, url: DatabaseURL) -> str:
         )
     if "disk" in text and "full" in text:
         return "free some disk space and run the command again"
-    if url.backend != "postgresql":
+    if url is None or url.backend != "postgresql":
         return NEXT_STEP if doing == "open" else "run the command again"
     if "database" in text and "does not exist" in text:
         return (
@@ -136,11 +146,35 @@ def advice_after(reason: str, doing: str, url: DatabaseURL) -> str:
     return "run the command again; if it fails again, check the database server's log"
 
 
-def create_store_engine(url: DatabaseURL) -> Engine:
-    """An engine for ``url``, set up for the tracker's SQLite or PostgreSQL use."""
+_DRIVER_CLASS = re.compile(r"^\((?:\w+\.)*\w+\)\s*")
+"""``(sqlite3.OperationalError) `` at the start of SQLAlchemy's text of an error."""
+
+
+def reason_of(error: Exception) -> str:
+    """The first line of what the database said about ``error``, in its words: no SQL, no
+    ``(sqlite3.OperationalError)`` (a Python class name means nothing to the user), and
+    the advice for a read-only database or a full disk after it."""
+    orig = getattr(error, "orig", None)
+    text = without_sql(str(orig if orig is not None else error)).strip()
+    first = _DRIVER_CLASS.sub("", text.splitlines()[0]) if text else ""
+    if not first:
+        return "the database refused it"
+    lowered = first.lower()
+    if "readonly" in lowered or "read-only" in lowered or ("disk" in lowered and "full" in lowered):
+        return f"{first} ({advice_after(first, 'write', None)})"
+    return first
+
+
+def create_store_engine(url: DatabaseURL, *, read_only: bool = False) -> Engine:
+    """An engine for ``url``, set up for the tracker's SQLite or PostgreSQL use;
+    ``read_only``: a SQLite file opened for reading alone (:func:`read_only_connection`)."""
     parsed = sqlalchemy_url(url)
     if url.backend == "sqlite":
-        engine = create_engine(parsed, connect_args={"timeout": _SQLITE_BUSY_TIMEOUT_S})
+        file = url.sqlite_file
+        if read_only and file is not None:
+            engine = create_engine(parsed, creator=lambda: read_only_connection(file))
+        else:
+            engine = create_engine(parsed, connect_args={"timeout": _SQLITE_BUSY_TIMEOUT_S})
         event.listen(engine, "connect", _configure_sqlite_connection)
         event.listen(engine, "begin", _begin_sqlite_transaction)
         return engine
@@ -161,6 +195,27 @@ def create_store_engine(url: DatabaseURL) -> Engine:
             f"the PostgreSQL driver psycopg is not installed ({error.name}); install the "
             f"tracker's postgres extra: {_POSTGRES_EXTRA} (pip install '.[postgres]' in a checkout)"
         ) from None
+
+
+def read_only_connection(file: Path) -> sqlite3.Connection:
+    """A connection that only reads ``file`` (a database in a read-only folder or file
+    system). SQLite reads a database in write-ahead-log mode only where it can make the
+    log's index beside it; where it cannot and there is no log to read (a database
+    closed cleanly), the file is opened as immutable: nobody can change it here."""
+    uri = file.resolve().as_uri()
+    connection = sqlite3.connect(f"{uri}?mode=ro", uri=True, timeout=_SQLITE_BUSY_TIMEOUT_S)
+    try:
+        connection.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        return connection
+    except sqlite3.OperationalError:
+        connection.close()
+        try:
+            log_bytes = Path(f"{file}-wal").stat().st_size
+        except OSError:
+            log_bytes = 0
+        if log_bytes:
+            raise  # the log holds what the file does not: reading the file alone would lie
+    return sqlite3.connect(f"{uri}?mode=ro&immutable=1", uri=True)
 
 
 def writing(engine: Engine) -> Engine:

@@ -34,6 +34,7 @@ from tracker.store.target import (
     DatabaseTarget,
     DatabaseURL,
     can_create,
+    cannot_write,
     file_at_head,
     has_source,
     normalise_database_url,
@@ -100,6 +101,7 @@ class Store:
         create: bool = True,
         memory: bool = True,
         defer: bool = False,
+        reads_only: bool = False,
     ) -> Store:
         """Connect to ``url`` and, unless ``upgrade`` is false, bring the schema up to date.
 
@@ -120,6 +122,11 @@ class Store:
         exist yet in a folder this process may write: it is created at its first use,
         or by :meth:`open_now` (an ingest read by worker processes creates it while
         they read). Any other database is opened at once.
+
+        ``reads_only=True`` (report, gate, findings, export, db current): the command
+        never writes, so a SQLite file this process may not write (a read-only folder
+        or file system) is opened read-only instead of refused; its schema must then
+        be at head already.
         """
         parsed = (url if isinstance(url, DatabaseTarget) else DatabaseTarget(url)).url
         path = parsed.plain_file
@@ -128,15 +135,20 @@ class Store:
                 return cls(parsed, None, deferred=_Deferred(path, create, memory, new=False))
             if create and can_create(path):
                 return cls(parsed, None, deferred=_Deferred(path, create, memory, new=True))
-        return cls._opened(parsed, upgrade=upgrade, create=create, memory=memory)
+        read_only = reads_only and path is not None and cannot_write(path)
+        return cls._opened(
+            parsed, upgrade=upgrade, create=create, memory=memory, read_only=read_only
+        )
 
     @classmethod
-    def _opened(cls, url: DatabaseURL, *, upgrade: bool, create: bool, memory: bool) -> Store:
+    def _opened(
+        cls, url: DatabaseURL, *, upgrade: bool, create: bool, memory: bool, read_only: bool = False
+    ) -> Store:
         from tracker.store.engine import check_sqlite_url, create_store_engine
 
         if url.backend == "sqlite":
             check_sqlite_url(url, create=create, memory=memory)
-        store = cls(url, create_store_engine(url))
+        store = cls(url, create_store_engine(url, read_only=read_only))
         try:
             with store._reported("open"):
                 store._check_schema(upgrade=upgrade, create=create)

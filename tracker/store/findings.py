@@ -33,7 +33,7 @@ from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 from sqlalchemy.orm import Session
 from sqlmodel import col
 
-from tracker.errors import StoreError, without_sql
+from tracker.errors import StoreError
 from tracker.records.findings import (
     FINDING_STATUSES,
     AnalysisRunSettings,
@@ -41,7 +41,7 @@ from tracker.records.findings import (
     FindingsSaved,
     StoredFinding,
 )
-from tracker.store.engine import SAVE_ATTEMPTS, conflict, retry_delay, writing
+from tracker.store.engine import SAVE_ATTEMPTS, conflict, reason_of, retry_delay, writing
 from tracker.store.models import AnalysisRun, Finding, SoftwareVersion
 
 __all__ = ["add_run", "latest_run", "list_findings", "save_findings", "set_finding_status"]
@@ -127,11 +127,11 @@ def save_findings(
         except DBAPIError as error:
             if conflict(error) is None or retry + 1 == SAVE_ATTEMPTS:
                 raise StoreError(
-                    f"could not store the findings: {without_sql(str(error.orig))}; nothing changed"
+                    f"could not store the findings: {reason_of(error)}; nothing changed"
                 ) from None
         except SQLAlchemyError as error:
             raise StoreError(
-                f"could not store the findings: {without_sql(str(error))}; nothing changed"
+                f"could not store the findings: {reason_of(error)}; nothing changed"
             ) from None
         time.sleep(retry_delay(retry))
         retry += 1

@@ -44,6 +44,7 @@ __all__ = [
     "DatabaseTarget",
     "DatabaseURL",
     "can_create",
+    "cannot_write",
     "file_at_head",
     "has_source",
     "normalise_database_url",
@@ -246,6 +247,19 @@ def can_create(path: Path) -> bool:
             not os.path.lexists(path)
             and path.parent.is_dir()
             and os.access(path.parent, os.W_OK | os.X_OK)
+        )
+    except (OSError, ValueError):  # a name no file can have
+        return False
+
+
+def cannot_write(path: Path) -> bool:
+    """Whether ``path`` is a database file this process may read but not write (the file,
+    or its folder, where SQLite keeps its journal: a read-only folder or file system)."""
+    try:
+        return (
+            path.is_file()
+            and os.access(path, os.R_OK)
+            and not (os.access(path, os.W_OK) and os.access(path.parent, os.W_OK | os.X_OK))
         )
     except (OSError, ValueError):  # a name no file can have
         return False

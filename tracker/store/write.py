@@ -46,7 +46,7 @@ from tracker.records.results import (
     SourceRecord,
     SystemRecord,
 )
-from tracker.store.engine import SAVE_ATTEMPTS, conflict, retry_delay, writing
+from tracker.store.engine import SAVE_ATTEMPTS, conflict, reason_of, retry_delay, writing
 from tracker.store.models import (
     Artifact,
     Benchmark,
@@ -261,17 +261,18 @@ def save_source(
             cause = conflict(error)
             if cause is None:
                 raise StoreError(
-                    f"could not store {source.location}: {error}; nothing of it was stored"
+                    f"could not store {source.location}: {reason_of(error)}; nothing of it "
+                    "was stored"
                 ) from None
             if retry + 1 == SAVE_ATTEMPTS:
                 raise StoreError(
                     f"could not store {source.location}: {cause} made each of "
-                    f"{SAVE_ATTEMPTS} tries fail ({error.orig}); nothing of it was stored; "
+                    f"{SAVE_ATTEMPTS} tries fail ({reason_of(error)}); nothing of it was stored; "
                     "run the ingest again"
                 ) from None
         except SQLAlchemyError as error:
             raise StoreError(
-                f"could not store {source.location}: {error}; nothing of it was stored"
+                f"could not store {source.location}: {reason_of(error)}; nothing of it was stored"
             ) from None
         time.sleep(retry_delay(retry))
         retry += 1
