@@ -2,7 +2,8 @@
 
 Exit codes (:mod:`tracker.errors`): 0 success; 1 reserved for a failed gate
 (regressions found); 2 usage, configuration or data error (``Error: ...`` on
-stderr); 3 only for ``gate --strict`` when the worst result is suspect.
+stderr), and any unexpected error (``--debug`` shows its traceback); 3 only for
+``gate --strict`` when the worst result is suspect; 130 after Ctrl-C.
 
 One module per command group: :mod:`tracker.cli.ingest` (ingest, pull),
 :mod:`tracker.cli.db` (db, export), :mod:`tracker.cli.analyze` (analyze, findings),
@@ -21,6 +22,7 @@ import click
 from tracker import __version__
 from tracker.cli import analyze, db, demo, gate, ingest, platforms, report
 from tracker.cli.common import (
+    DEBUG,
     DEFAULT_DATABASE_URL,
     TrackerCommandError,
     TrackerGroup,
@@ -42,8 +44,14 @@ __all__ = ["DEFAULT_DATABASE_URL", "TrackerCommandError", "cli", "main"]
     "(also TRACKER_DATABASE_URL; after the command's name too). Only ingest, pull, demo "
     "and db upgrade create a missing SQLite file.",
 )
+@click.option(
+    "--debug",
+    is_flag=True,
+    envvar="TRACKER_DEBUG",
+    help="Show the traceback of an unexpected error (a bug of the tracker), to report it.",
+)
 @click.pass_context
-def cli(ctx: click.Context, database_url: str) -> None:
+def cli(ctx: click.Context, database_url: str, debug: bool) -> None:
     """Track MLPerf-style benchmark results across software versions.
 
     \b
@@ -51,6 +59,7 @@ def cli(ctx: click.Context, database_url: str) -> None:
         tracker ingest runs/2.0.13 --kind loadgen --software-version 2.0.13 --system node-a
         tracker report --out site/
     """
+    ctx.meta[DEBUG] = debug
     source = ctx.get_parameter_source("database_url")
     take_database_url(ctx, source == click.core.ParameterSource.COMMANDLINE, database_url)
 

@@ -48,8 +48,10 @@ from __future__ import annotations
 import errno
 import os
 import secrets
+import stat
 import sys
 import time
+import traceback
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from datetime import UTC, datetime
@@ -90,8 +92,13 @@ class TrackerGroup(click.Group):
     """A command group that shows a :class:`TrackerError` as ``Error: ...`` (exit 2), and
     an operating-system error no command turned into one (a path it cannot use) as well.
 
-    Its output survives a reader that stops reading (``tracker gate | head -1``):
-    see :class:`ClosablePipe`.
+    Any other exception is a bug: it is shown as ``Error: ...`` with exit 2 too (never
+    exit 1, which means only "the gate found a regression"), its traceback only with
+    ``--debug``. Ctrl-C ends the command with ``Aborted!`` and exit 130.
+
+    Its output survives a reader that stops reading (``tracker gate | head -1``) and a
+    standard stream that was closed before the command started (``>&-``): see
+    :class:`ClosablePipe` and :func:`closable_pipes`.
     """
 
     def main(self, *args: Any, **kwargs: Any) -> Any:
@@ -103,14 +110,50 @@ class TrackerGroup(click.Group):
             return super().invoke(ctx)
         except TrackerError as error:
             raise TrackerCommandError(str(error)) from None
-        except BrokenPipeError:
+        except (click.exceptions.ClickException, click.exceptions.Exit, BrokenPipeError):
             raise
+        except click.exceptions.Abort:
+            _aborted()
+        except KeyboardInterrupt:
+            _aborted()
         except OSError as error:
-            where = f" {error.filename}" if error.filename is not None else ""
+            if ctx.meta.get(DEBUG):
+                traceback.print_exc()
+            where = f" {os.fsdecode(error.filename)}" if error.filename is not None else ""
             raise TrackerCommandError(
                 f"cannot use{where}: {error.strerror or error}; check that path and its "
                 "permissions, then run the command again"
             ) from None
+        except Exception as error:  # a bug: said in words, never exit 1 (a gate's verdict)
+            if ctx.meta.get(DEBUG):
+                traceback.print_exc()
+            raise TrackerCommandError(unexpected_error(error)) from None
+
+
+DEBUG = "tracker.debug"
+"""Key of ``ctx.meta``: ``--debug`` was given (tracebacks of unexpected errors are shown)."""
+EXIT_INTERRUPTED = 130
+"""Exit code after Ctrl-C (128 + SIGINT, as a shell reports it)."""
+
+
+def _aborted() -> None:
+    click.echo("Aborted!", err=True)
+    raise click.exceptions.Exit(EXIT_INTERRUPTED)
+
+
+def unexpected_error(error: BaseException) -> str:
+    """The message of an exception the tracker did not expect: what it says, in words (no
+    class name, no traceback), and the next step."""
+    said = str(error).strip().splitlines()[0] if str(error).strip() else ""
+    if isinstance(error, MemoryError):
+        said = "out of memory"
+    elif isinstance(error, RecursionError):
+        said = "too deeply nested"
+    what = f" ({said})" if said else ""
+    return (
+        f"the command stopped on an unexpected error{what}; this is a bug of the tracker: "
+        "run the command again with --debug for the details, and report them"
+    )
 
 
 class ClosablePipe:
@@ -156,16 +199,61 @@ class ClosablePipe:
 @contextmanager
 def closable_pipes() -> Iterator[None]:
     """``sys.stdout`` and ``sys.stderr`` as :class:`ClosablePipe` for the block; flushed
-    (into ``/dev/null`` if the reader is gone) and put back at its end."""
-    stdout, stderr = sys.stdout, sys.stderr
+    (into ``/dev/null`` if the reader is gone) and put back at its end.
+
+    A standard stream closed before the command started (``tracker gate >&-``) is opened
+    on ``/dev/null`` first, so that the command runs to its own exit code, and so that no
+    file the command opens (the database) takes its place as descriptor 1. Text the
+    stream's encoding cannot carry (``PYTHONIOENCODING=ascii`` and a label's ``→``) is
+    written as escapes (``\\u2192``), never a traceback.
+    """
+    _open_closed_descriptors()
+    stdout = sys.stdout if sys.stdout is not None else _devnull_stream()
+    stderr = sys.stderr if sys.stderr is not None else _devnull_stream()
+    escaping = [_escape_unencodable(stream) for stream in (stdout, stderr)]
     pipes = ClosablePipe(stdout), ClosablePipe(stderr)
+    saved = sys.stdout, sys.stderr
     sys.stdout, sys.stderr = pipes
     try:
         yield
     finally:
         for pipe in pipes:
             pipe.flush()
-        sys.stdout, sys.stderr = stdout, stderr
+        sys.stdout, sys.stderr = saved
+        for stream, errors in zip((stdout, stderr), escaping, strict=True):
+            if errors is not None:
+                with suppress(ValueError, AttributeError):
+                    getattr(stream, "reconfigure")(errors=errors)  # noqa: B009
+
+
+def _open_closed_descriptors() -> None:
+    """Descriptors 0, 1 and 2, when closed, opened on ``/dev/null``."""
+    for fd in (0, 1, 2):
+        try:
+            os.fstat(fd)
+        except OSError:
+            opened = os.open(os.devnull, os.O_RDWR)
+            if opened != fd:
+                os.dup2(opened, fd)
+                os.close(opened)
+
+
+def _devnull_stream() -> IO[str]:
+    """A text stream into ``/dev/null`` (for a standard stream Python found closed)."""
+    return open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 - lives as long as the process
+
+
+def _escape_unencodable(stream: IO[str]) -> str | None:
+    """Make ``stream`` write what its encoding cannot carry as escapes; return its
+    former error handler (``None`` when unchanged)."""
+    errors = getattr(stream, "errors", None)
+    if errors != "strict" or not hasattr(stream, "reconfigure"):
+        return None
+    try:
+        getattr(stream, "reconfigure")(errors="backslashreplace")  # noqa: B009
+    except (ValueError, AttributeError):
+        return None
+    return "strict"
 
 
 DATABASE_URL_GIVEN = "tracker.database_url_given"
@@ -227,16 +315,21 @@ def open_store(
     create: bool = False,
     memory: bool = False,
     defer: bool = False,
+    reads_only: bool = False,
 ) -> Iterator[Store]:
     """The store at the root context's database URL, closed on the way out.
 
     A missing SQLite file is created only with ``create``; an in-memory
     database is accepted only with ``memory`` (see the module's notes);
     ``defer``: see :meth:`Store.open` (an unchanged source costs no SQLAlchemy; a new
-    file is created while an ingest's workers read, and in any case by the end).
+    file is created while an ingest's workers read, and in any case by the end);
+    ``reads_only``: the command never writes, so a SQLite file in a read-only folder
+    is opened read-only (:meth:`Store.open`).
     """
     target = database_target(ctx)
-    store = Store.open(target, upgrade=upgrade, create=create, memory=memory, defer=defer)
+    store = Store.open(
+        target, upgrade=upgrade, create=create, memory=memory, defer=defer, reads_only=reads_only
+    )
     try:
         yield store
     except Exception:
@@ -259,16 +352,21 @@ def cache_dir() -> Path:
 
 
 @contextmanager
-def atomic_output(path: Path) -> Iterator[IO[str]]:
+def atomic_output(path: Path, option: str = "--out") -> Iterator[IO[str]]:
     """A text stream for ``path``, written under a temporary name beside it and renamed
     when the block ends; on any failure the temporary file is removed and ``path``
-    is left as it was (an :class:`OutputError` says so for a write that failed)."""
+    is left as it was (an :class:`OutputError` says so for a write that failed).
+
+    ``path`` must be a regular file, or nothing yet: a device (``/dev/null``), a FIFO,
+    a symbolic link (``/dev/stdout``) or a folder is refused before anything is
+    written, never replaced by a file."""
+    _refuse_unusual_output(path, option)
     temporary = path.with_name(f".{path.name}.tmp-{secrets.token_hex(4)}")
     try:
         stream = temporary.open("x", encoding="utf-8", newline="")
     except OSError as error:
         why = _why_not_written(path, error) if error.errno == errno.ENOTDIR else error.strerror
-        raise OutputError(f"cannot write {path}: {why}; choose another --out") from None
+        raise OutputError(f"cannot write {path}: {why}; choose another {option}") from None
     try:
         with stream:
             yield stream
@@ -284,6 +382,81 @@ def atomic_output(path: Path) -> Iterator[IO[str]]:
     except BaseException:
         temporary.unlink(missing_ok=True)
         raise
+
+
+_NOT_REGULAR = (
+    (stat.S_ISLNK, "a symbolic link"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISFIFO, "a FIFO"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISDIR, "a folder"),
+)
+
+
+def not_regular(path: Path) -> str | None:
+    """What ``path`` is when it is there and not a regular file (``a character device``);
+    ``None`` for a regular file or nothing. Links are not followed."""
+    try:
+        mode = os.lstat(path).st_mode
+    except (OSError, ValueError):
+        return None
+    return next((what for test, what in _NOT_REGULAR if test(mode)), None)
+
+
+def _refuse_unusual_output(path: Path, option: str) -> None:
+    what = not_regular(path)
+    if what is None:
+        return
+    stdout = ", or - for stdout" if option == "--out" else ""
+    raise OutputError(
+        f"{option} {path} is {what}, not a regular file: the tracker writes only files "
+        f"(it never replaces {what}); give a file name{stdout}"
+    )
+
+
+DATABASE_FILE_SUFFIXES = ("", "-wal", "-shm", "-journal")
+"""A SQLite database and the journal files beside it."""
+
+
+def refuse_database_overlap(
+    database: DatabaseTarget,
+    out: Path,
+    option: str = "--out",
+    *,
+    folder: bool = False,
+    reader: str = "command",
+) -> None:
+    """A :class:`ConfigError` when ``out`` is the SQLite database of this command (or one of
+    its journal files) or, for a ``folder``, holds it: writing would destroy what is read."""
+    try:
+        file = database.url.sqlite_file
+    except TrackerError:  # a URL the tracker cannot use: opening it says why
+        return
+    if file is None:
+        return
+    written = Path(os.path.realpath(out))
+    for suffix in DATABASE_FILE_SUFFIXES:
+        read = Path(f"{file}{suffix}")
+        real = Path(os.path.realpath(read))
+        same = written == real or _same_file(out, read)
+        if folder and (same or real.is_relative_to(written)):
+            raise ConfigError(
+                f"{option} {out} holds the database ({read}): the tracker never writes over "
+                "its database; give a folder that does not hold it"
+            )
+        if same:
+            raise ConfigError(
+                f"{option} {out} is the database the {reader} reads ({read}); give another "
+                "file name"
+            )
+
+
+def _same_file(one: Path, other: Path) -> bool:
+    try:
+        return os.path.samefile(one, other)
+    except (OSError, ValueError):
+        return False
 
 
 @contextmanager

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import csv
 import json
-import os
 import sys
 from collections.abc import Iterator
 from dataclasses import asdict, fields
@@ -16,10 +15,14 @@ from typing import IO
 
 import click
 
-from tracker.cli.common import atomic_output, database_target, echo_label, open_store
-from tracker.errors import ConfigError
+from tracker.cli.common import (
+    atomic_output,
+    database_target,
+    echo_label,
+    open_store,
+    refuse_database_overlap,
+)
 from tracker.records.results import ExportRow
-from tracker.store import DatabaseTarget
 from tracker.text_safety import csv_cell
 
 
@@ -58,7 +61,7 @@ def db_current(ctx: click.Context) -> None:
     Example:
         tracker db current
     """
-    with open_store(ctx, upgrade=False) as store:
+    with open_store(ctx, upgrade=False, reads_only=True) as store:
         status = store.schema_status()
         revision, head = status.revision, status.head
         if revision is None:
@@ -82,7 +85,9 @@ def db_current(ctx: click.Context) -> None:
     show_default=True,
 )
 @click.option(
-    "--out", type=click.Path(dir_okay=False, path_type=Path), help="File (default: stdout)."
+    "--out",
+    type=click.Path(dir_okay=False, allow_dash=True, path_type=Path),
+    help="File to write; - (the default) is stdout.",
 )
 @click.pass_context
 def export(ctx: click.Context, output_format: str, out: Path | None) -> None:
@@ -90,40 +95,24 @@ def export(ctx: click.Context, output_format: str, out: Path | None) -> None:
 
     --out is written under a temporary name beside it and renamed at the end:
     a failed export (disk full) leaves no partial file. It may not be the
-    database itself.
+    database itself, nor a device, a FIFO or a link (- is stdout).
 
     \b
     Example:
         tracker export --format json | jq '.[] | select(.valid == false)'
         tracker export --format csv --out results.csv
     """
+    if out == Path("-"):
+        out = None
     if out is not None:
-        _refuse_input_as_output(database_target(ctx), out)
-    with open_store(ctx) as store:
+        refuse_database_overlap(database_target(ctx), out, reader="export")
+    with open_store(ctx, reads_only=True) as store:
         rows = store.iter_export_rows()
         if out is None:
             _write_export(rows, sys.stdout, output_format)
         else:
             with atomic_output(out) as stream:
                 _write_export(rows, stream, output_format)
-
-
-def _refuse_input_as_output(database: DatabaseTarget, out: Path) -> None:
-    """A :class:`ConfigError` when ``out`` is the SQLite database (or one of its
-    journal files) the export reads: writing it would destroy what is exported."""
-    file = database.url.sqlite_file
-    if file is None:
-        return
-    written = out.resolve()
-    for suffix in ("", "-wal", "-shm", "-journal"):
-        read = Path(f"{file}{suffix}")
-        same = written == read.resolve()
-        if not same and out.exists() and read.exists():
-            same = os.path.samefile(out, read)
-        if same:
-            raise ConfigError(
-                f"--out {out} is the database the export reads ({read}); give another file name"
-            )
 
 
 def _write_export(rows: Iterator[ExportRow], stream: IO[str], output_format: str) -> None:

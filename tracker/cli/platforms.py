@@ -52,7 +52,7 @@ def systems(ctx: click.Context) -> None:
     """
     if ctx.invoked_subcommand is not None:
         return
-    with open_store(ctx, create=False) as store:
+    with open_store(ctx, create=False, reads_only=True) as store:
         found = store.list_systems()
     table = Table(title=f"{len(found)} systems")
     for column in ("system", "division", "versions", "results", "aliases"):
@@ -182,7 +182,7 @@ def _stored(
     scenario: str | None,
 ) -> tuple[list[AnalysisSample], TrainingRoundComparison | None]:
     """The samples selected, and the Training rounds compared (with --against-round)."""
-    with open_store(ctx, create=False) as store:
+    with open_store(ctx, create=False, reads_only=True) as store:
         samples = [
             s
             for s in store.iter_analysis_samples()
