@@ -64,6 +64,7 @@ from tracker.gate.policy import GatePolicy
 from tracker.ingest.run import SourceOutcome, ingest_source, read_job
 from tracker.paths import jobs_dir
 from tracker.report.publish import publish_report
+from tracker.report.render import check_output_folder
 from tracker.store.facade import Store
 
 __all__ = [
@@ -554,8 +555,12 @@ def run_demo(
     today: date,
     seed: int = 1234,
     progress: ProgressCallback | None = None,
+    force: bool = False,
 ) -> DemoOutcome:
-    """Write the example data, ingest it with ``jobs/demo.toml``, analyse, report, gate."""
+    """Write the example data, ingest it with ``jobs/demo.toml``, analyse, report, gate.
+
+    ``force``: the report may take over a ``site/`` folder the tracker did not make
+    (see :func:`tracker.report.render.check_output_folder`)."""
     data_dir = out_dir / "data"
     _claim(data_dir)
     runs = write_demo_data(data_dir, seed=seed)
@@ -568,7 +573,7 @@ def run_demo(
         if progress is not None:
             progress(done, len(specs), spec.location)
     analysis = run_analysis(store)
-    index = publish_report(store, out_dir / "site", generated_at=generated_at)
+    index = publish_report(store, out_dir / "site", generated_at=generated_at, force=force)
     gate = run_gate(store, GatePolicy(), candidate=DEMO_CANDIDATE, today=today)
     return DemoOutcome(
         data_dir=data_dir,
@@ -615,13 +620,16 @@ def _claim(data_dir: Path) -> None:
     os.replace(part, marker)
 
 
-def prepare_demo_folder(out_dir: Path, *, fresh_database: bool) -> None:
+def prepare_demo_folder(out_dir: Path, *, fresh_database: bool, force: bool = False) -> None:
     """Remove what an earlier demo wrote into ``out_dir``: its marked ``data/`` folder
     and, with ``fresh_database``, its ``demo.db``; then make ``out_dir/data`` the demo's.
 
     Raises :class:`~tracker.errors.ConfigError` (nothing removed) when ``data/`` is not
-    the demo's, or when ``demo.db`` is there without the demo's ``data/``.
+    the demo's, or when ``demo.db`` is there without the demo's ``data/``, and a
+    :class:`~tracker.report.render.RenderError` when ``site/`` is a folder the tracker
+    did not make (unless ``force``).
     """
+    check_output_folder(out_dir / "site", force=force)
     data_dir = out_dir / "data"
     ours = _is_demo_data(data_dir)
     if _mode(data_dir) is not None and not ours:

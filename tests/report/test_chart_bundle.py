@@ -139,8 +139,9 @@ def test_every_site_carries_the_bundle_and_not_the_full_plotly(demo_site: Path) 
     assert not (static / "plotly.min.js").exists()
     index = (demo_site / "index.html").read_text(encoding="utf-8")
     assert f'src="static/{render.CHART_JS}"' in index
-    listed = (demo_site / MANIFEST).read_text(encoding="utf-8").splitlines()
-    assert f"static/{render.CHART_JS}" in listed
+    lines = (demo_site / MANIFEST).read_text(encoding="utf-8").splitlines()
+    listed = {line.partition("  ")[2]: line.partition("  ")[0] for line in lines[1:]}
+    assert listed[f"static/{render.CHART_JS}"] == render.CHART_JS_SHA256
 
 
 def test_the_demo_site_is_at_least_3_mb_lighter(demo_site: Path) -> None:
@@ -152,8 +153,9 @@ def test_a_new_render_removes_the_old_full_plotly(demo_site: Path, tmp_path: Pat
     site = tmp_path / "site"
     shutil.copytree(demo_site, site)
     (site / "static" / "plotly.min.js").write_text("/* plotly.js v4.1.1 */", encoding="utf-8")
-    with (site / MANIFEST).open("a", encoding="utf-8") as listing:
-        listing.write("static/plotly.min.js\n")
+    old_bundle = hashlib.sha256(b"/* plotly.js v4.1.1 */").hexdigest()
+    with (site / MANIFEST).open("a", encoding="utf-8") as listing:  # an earlier render's
+        listing.write(f"{old_bundle}  static/plotly.min.js\n")
     url = f"sqlite:///{demo_site.parent / 'demo.db'}"
     result = CliRunner().invoke(cli, ["--database-url", url, "report", "--out", str(site)])
     assert result.exit_code == 0, result.output

@@ -1,9 +1,10 @@
 """`tracker report --out site` touches nothing outside ``site`` and never leaves half a site.
 
 Through the command line, on a small database (one real LoadGen run stored
-under two versions, one of them an HTML link): planted symbolic links and a
-forged ``.report-files`` list leave every file outside the site byte for byte
-as it was; the user's own files in the site survive a render; a render that
+under two versions, one of them an HTML link): planted symbolic links stop the
+render (they are not the tracker's) and a forged ``.report-files`` list is
+trusted only for files whose bytes it lists, leaving every file outside the site
+byte for byte as it was; the user's own files in the site survive a render; a render that
 fails (an error, a full disk) or is killed (SIGKILL) leaves the previous site
 byte for byte as it was, and the next render removes what the killed one left.
 Chart text (item 13 of issue #21): a version that is a link is drawn as text.
@@ -12,6 +13,7 @@ Chart text (item 13 of issue #21): a version that is a link is drawn as text.
 from __future__ import annotations
 
 import errno
+import hashlib
 import json
 import os
 import signal
@@ -72,35 +74,48 @@ def _outside(tmp_path: Path) -> Path:
     return outside
 
 
-def test_planted_links_and_a_forged_list_touch_nothing_outside(
-    database: Path, tmp_path: Path
-) -> None:
+def _listed_paths(site: Path) -> set[str]:
+    return {line.partition("  ")[2] for line in (site / MANIFEST).read_text().splitlines()[1:]}
+
+
+def test_planted_links_stop_the_render_and_touch_nothing(database: Path, tmp_path: Path) -> None:
     site, outside = tmp_path / "site", _outside(tmp_path)
     assert _report(database, site).exit_code == 0
     before = snapshot_tree(outside)
-    (site / "evil").symlink_to(outside / "keys")
     (site / "index.html").unlink()
     (site / "index.html").symlink_to(outside / "precious.txt")
     (site / "report.json").unlink()
     (site / "report.json").symlink_to(outside / "keys" / "authorized_keys")
-    for page in (site / "system").iterdir():
-        page.unlink()
-    (site / "system").rmdir()
-    (site / "system").symlink_to(outside)
+    planted = snapshot_tree(site)
+
+    result = _report(database, site)
+
+    assert result.exit_code == 2, result.output
+    assert (
+        f"{site / 'index.html'}" in result.output and "not written by the tracker" in result.output
+    )
+    assert snapshot_tree(outside) == before
+    assert snapshot_tree(site) == planted  # links that are not the tracker's are left alone
+
+
+def test_a_forged_list_touches_nothing_outside(database: Path, tmp_path: Path) -> None:
+    site, outside = tmp_path / "site", _outside(tmp_path)
+    assert _report(database, site).exit_code == 0
+    before = snapshot_tree(outside)
+    (site / "evil").symlink_to(outside / "keys")
+    listed = _listed_paths(site)
     forged = ["evil/authorized_keys", "../outside/precious.txt", str(outside / "precious.txt")]
     forged += ["system/precious.txt", "./evil/authorized_keys", "evil//authorized_keys"]
-    listed = (site / MANIFEST).read_text()
-    (site / MANIFEST).write_text(listed + "".join(f"{line}\n" for line in forged))
+    digest = hashlib.sha256(b"precious\n").hexdigest()
+    with (site / MANIFEST).open("a") as listing:
+        listing.write("".join(f"{digest}  {line}\n" for line in forged))
 
     result = _report(database, site)
 
     assert result.exit_code == 0, result.output
     assert snapshot_tree(outside) == before
-    for name in ("index.html", "report.json", "system"):
-        assert not (site / name).is_symlink(), name
-    assert "<html" in (site / "index.html").read_text()
     assert (site / "evil").is_symlink()  # not the report's: left alone, never followed
-    assert (site / MANIFEST).read_text() == listed
+    assert _listed_paths(site) == listed
 
 
 def test_a_list_that_is_a_link_is_neither_trusted_nor_written_through(
@@ -111,10 +126,12 @@ def test_a_list_that_is_a_link_is_neither_trusted_nor_written_through(
     (site / "evil").symlink_to(outside / "keys")
     (site / MANIFEST).unlink()
     (site / MANIFEST).symlink_to(outside / "list")
-    before = snapshot_tree(outside)
-    assert _report(database, site).exit_code == 0
-    assert snapshot_tree(outside) == before
-    assert not (site / MANIFEST).is_symlink()
+    before = snapshot_tree(tmp_path)
+    for force in ([], ["--force"]):
+        result = _tracker(database, "report", "--out", str(site), *force)
+        assert result.exit_code == 2, result.output
+        assert snapshot_tree(tmp_path) == before
+    assert (site / MANIFEST).is_symlink()
 
 
 def test_an_out_folder_that_is_a_link_is_refused(database: Path, tmp_path: Path) -> None:
@@ -135,7 +152,8 @@ def test_the_users_own_files_survive_and_stale_pages_go(database: Path, tmp_path
     (site / "drafts").mkdir()
     (site / "drafts" / "plan.md").write_text("plan\n")
     (site / "system" / "gone.html").write_text("stale")
-    (site / MANIFEST).write_text((site / MANIFEST).read_text() + "system/gone.html\n")
+    stale = f"{hashlib.sha256(b'stale').hexdigest()}  system/gone.html\n"
+    (site / MANIFEST).write_text((site / MANIFEST).read_text() + stale)
     assert _report(database, site).exit_code == 0
     after = snapshot_tree(site)
     assert after.keys() == fresh.keys() | {"notes.txt", "drafts/plan.md"}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import dataclasses
+import hashlib
 import io
 import json
 from pathlib import Path
@@ -46,7 +47,7 @@ from tracker.report.pages.overview import CompareSummary, GainRow, OverviewPage,
 from tracker.report.pages.series import BenchmarkPage, SystemPage
 from tracker.report.pages.serving import ServingCurve, ServingPage, ServingRow
 from tracker.report.publish import gather_report_input, publish_report, version_pairs
-from tracker.report.render import MANIFEST
+from tracker.report.render import MANIFEST, MANIFEST_HEADER
 from tracker.store.facade import Store
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "report.json"
@@ -299,9 +300,19 @@ def test_the_same_database_gives_the_same_bytes_but_the_generated_at_line(
     files = sorted(p.relative_to(site_dir) for p in site_dir.rglob("*") if p.is_file())
     assert files == sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*") if p.is_file())
     for name in files:
+        if name == Path(MANIFEST):  # the pages' sha256s: those of pages that name the time
+            assert _listed(site_dir) == _listed(tmp_path)
+            continue
         ours = (site_dir / name).read_bytes().replace(GENERATED_AT.encode(), b"T")
         theirs = (tmp_path / name).read_bytes().replace(b"another time", b"T")
         assert ours == theirs, name
+
+
+def _listed(site: Path) -> list[str]:
+    """The paths the site's marker lists."""
+    lines = (site / MANIFEST).read_text(encoding="utf-8").splitlines()
+    assert lines[0] == MANIFEST_HEADER
+    return [line.partition("  ")[2] for line in lines[1:]]
 
 
 def test_pages_use_relative_links_only(seeded: Any) -> None:
@@ -325,7 +336,11 @@ def test_a_render_over_an_earlier_one_removes_only_that_renders_stale_files(
     (target / "notes.txt").write_text("mine", encoding="utf-8")
     (tmp_path / "outside.txt").write_text("not the site's", encoding="utf-8")
     listed = manifest.read_text(encoding="utf-8")
-    manifest.write_text(listed + "system/gone.html\n../outside.txt\n/etc/hostname\n")
+    lines = [("stale", "system/gone.html"), ("not the site's", "../outside.txt")]
+    lines += [("x", "/etc/hostname")]
+    manifest.write_text(
+        listed + "".join(f"{hashlib.sha256(t.encode()).hexdigest()}  {p}\n" for t, p in lines)
+    )
     publish_report(store, target, generated_at=GENERATED_AT)
     assert not (target / "system" / "gone.html").exists()
     assert (target / "notes.txt").read_text(encoding="utf-8") == "mine"

@@ -49,15 +49,16 @@ def test_points_come_grouped_as_asked(v51: Store) -> None:
 
 
 def test_the_report_shows_two_systems_each_with_its_submitter(v51: Store, tmp_path: Path) -> None:
-    publish_report(v51, tmp_path, generated_at="now")
-    report = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))
+    site = tmp_path / "site"  # tmp_path holds the database: no report goes there
+    publish_report(v51, site, generated_at="now")
+    report = json.loads((site / "report.json").read_text(encoding="utf-8"))
     titles = sorted(t for t in report["pages"]["systems"].values() if t.startswith(NAME))
     assert titles == [f"{NAME} (NVIDIA)", f"{NAME} (University-of-Florida)"]
-    rows = list(csv.DictReader(io.StringIO((tmp_path / "results.csv").read_text("utf-8"))))
+    rows = list(csv.DictReader(io.StringIO((site / "results.csv").read_text("utf-8"))))
     submitters = {r["submitter"] for r in rows if r["system"] == NAME}
     assert submitters == {"NVIDIA", "University-of-Florida"}
     pages = [
-        (tmp_path / href).read_text(encoding="utf-8")
+        (site / href).read_text(encoding="utf-8")
         for href, title in report["pages"]["systems"].items()
         if title.startswith(NAME)
     ]

@@ -9,10 +9,12 @@ import click
 
 from tracker.cli.common import (
     DATABASE_URL_GIVEN,
+    database_target,
     echo_label,
     now,
     open_store,
     progress_bar,
+    refuse_database_overlap,
     writing_into,
 )
 from tracker.store import DatabaseTarget
@@ -26,8 +28,14 @@ from tracker.store import DatabaseTarget
     show_default=True,
     help="Folder for the example data (data/), database (demo.db) and report (site/).",
 )
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Let the report take over a site/ folder the tracker did not make (see `tracker "
+    "report --force`).",
+)
 @click.pass_context
-def demo(ctx: click.Context, out: Path) -> None:
+def demo(ctx: click.Context, out: Path, force: bool) -> None:
     """Write seeded example data, ingest it through jobs/demo.toml, analyse, report, gate.
 
     The example data (LoadGen runs, AIPerf sweeps, MLPerf-layout rounds) follows
@@ -47,13 +55,21 @@ def demo(ctx: click.Context, out: Path) -> None:
 
     root = ctx.find_root()
     own_database = not root.meta.get(DATABASE_URL_GIVEN, False)
+    if not own_database:
+        for folder in (out / "site", out / "data"):
+            refuse_database_overlap(database_target(ctx), folder, folder=True)
     with writing_into(out):
-        prepare_demo_folder(out, fresh_database=own_database)
+        prepare_demo_folder(out, fresh_database=own_database, force=force)
     if own_database:
         root.obj = DatabaseTarget(f"sqlite:///{out / 'demo.db'}")
     with open_store(ctx, create=True, memory=True) as store, progress_bar("demo") as progress:
         outcome = run_demo(
-            store, out, generated_at=now(), today=datetime.now(UTC).date(), progress=progress
+            store,
+            out,
+            generated_at=now(),
+            today=datetime.now(UTC).date(),
+            progress=progress,
+            force=force,
         )
         rows = store.count_rows()["result"]
     echo_label(

@@ -42,6 +42,7 @@ from tracker.report.inputs import (
     training_scores,
 )
 from tracker.report.pages.platforms import PlatformSamples
+from tracker.report.render import check_output_folder
 from tracker.report.site import render_site
 from tracker.stats import SeriesSamples, collect_evidence, decide_verdicts
 from tracker.store.facade import Store
@@ -217,11 +218,15 @@ def publish_report(
     generated_at: str,
     overrides: ReportOverrides | None = None,
     on_page: Callable[[int, str], None] | None = None,
+    force: bool = False,
 ) -> Path:
     """Render the report of everything in ``store`` into ``out_dir``; return the index page.
 
     ``overrides``: the report's own analysis options (see :func:`gather_report_input`).
     ``on_page(pages_written, relative_path)`` is called after each page (progress).
+    A folder the tracker did not make is refused before anything is read, unless
+    ``force`` (see :func:`tracker.report.render.check_output_folder`).
     """
+    check_output_folder(out_dir, force=force)
     data = gather_report_input(store, overrides=overrides)
-    return render_site(data, out_dir, generated_at=generated_at, on_page=on_page)
+    return render_site(data, out_dir, generated_at=generated_at, on_page=on_page, force=force)

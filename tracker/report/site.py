@@ -179,14 +179,17 @@ def render_site(
     *,
     generated_at: str,
     on_page: Callable[[int, str], None] | None = None,
+    force: bool = False,
 ) -> Path:
     """Write every page, ``static/``, ``report.json`` and the CSV files; return ``index.html``.
 
     ``on_page(pages_written, relative_path)`` is called after each page (progress).
     Raises :class:`~tracker.report.render.RenderError` when the site could not be
-    written (the previous one is then left as it was).
+    written (the previous one is then left as it was), or when ``out_dir`` is a folder
+    the tracker did not make and ``force`` does not take it over
+    (:func:`~tracker.report.render.check_output_folder`).
     """
-    with staged_site(out_dir) as stage:
+    with staged_site(out_dir, force=force) as stage:
         _render(data, PageWriter(stage.folder, on_page), generated_at=generated_at)
         stage.commit()
     return out_dir / "index.html"
