@@ -858,7 +858,6 @@ def test_no_folder_has_more_than_three_modules_sharing_a_name_prefix() -> None:
 MAX_FUNCTION_LINES = 60
 LONG_FUNCTIONS = {
     "tracker.analyze.run.analyse": 66,
-    "tracker.cli.gate.gate": 62,
     "tracker.formats.mlperf_endpoints.read_round.endpoints_result": 76,
     "tracker.formats.mlperf_inference.read.result": 65,
     "tracker.gate.decision.evaluate_gate": 78,

@@ -25,6 +25,9 @@
   :func:`terminal_text` escapes, with each of them as a ``\\uXXXX`` escape
   (``json.dumps`` escapes C0 characters, but with ``ensure_ascii=False`` not
   DEL, C1 or bidirectional overrides); the JSON means the same.
+* :func:`is_safe_link`: a link target written into Markdown or HTML may only be
+  ``http``, ``https`` or relative: ``javascript:``, ``data:``, ``file:`` and the
+  like (however written: ``JaVaScRiPt:``, ``java\tscript:``, ``//host``) never are.
 
 Standard library only: the report and the CLI both import it.
 """
@@ -39,6 +42,7 @@ __all__ = [
     "chart_text",
     "chart_value",
     "csv_cell",
+    "is_safe_link",
     "json_text",
     "markdown_text",
     "terminal_text",
@@ -116,3 +120,26 @@ def json_text(text: str) -> str:
     '{"v": "1\\\\u009b2J\\\\u202e"}'
     """
     return _JSON_RAW_CONTROLS.sub(lambda m: f"\\u{ord(m.group(0)):04x}", text)
+
+
+_SCHEME = re.compile(r"^([a-z][a-z0-9+.-]*):", re.IGNORECASE)
+_IGNORED_IN_URLS = re.compile(r"[\x00-\x20\x7f-\x9f]")
+"""What browsers strip from a URL before reading its scheme (``java\tscript:``)."""
+
+
+def is_safe_link(target: str) -> bool:
+    """Whether ``target`` may be a link in Markdown or HTML: an ``http`` or ``https`` URL
+    with a host, or a relative path (no scheme, not ``//host``, no backslash).
+
+    >>> [is_safe_link(t) for t in ("https://ci.test/site", "site/x.html", "javascript:1")]
+    [True, True, False]
+    >>> [is_safe_link(t) for t in ("java\tscript://x", "//evil.test", "data:text/html,x")]
+    [False, False, False]
+    """
+    bare = _IGNORED_IN_URLS.sub("", target)
+    if "\\" in bare:
+        return False
+    scheme = _SCHEME.match(bare)
+    if scheme is None:
+        return not bare.startswith("//")
+    return scheme.group(1).lower() in ("http", "https") and bare[scheme.end() :].startswith("//")

@@ -16,13 +16,21 @@ verdict uses the run's floor and q level (:func:`tracker.stats.decide_verdicts`)
 with them (:class:`SeriesThresholds`: fnmatch rules, built once from the gate's policy
 file) each series' floor and q level decide its verdict; its evidence carries the floor
 that was applied and its comparison the q level.
+
+The files that set them (a price book, the gate's policy and acknowledgements) are read
+by :func:`read_settings_file`: regular files of at most :data:`SETTINGS_FILE_LIMIT`
+bytes. A FIFO (which may never end, or never start), a device (``/dev/zero``) or a
+folder is refused with an error naming it, before a byte is read.
 """
 
 from __future__ import annotations
 
+import os
+import stat
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from fnmatch import fnmatchcase
+from pathlib import Path
 from typing import Any
 
 from tracker.errors import ConfigError
@@ -45,12 +53,59 @@ __all__ = [
     "ReportOverrides",
     "SeriesThresholds",
     "Threshold",
+    "SETTINGS_FILE_LIMIT",
     "decide",
+    "read_settings_file",
     "recorded_settings",
     "report_settings",
     "settings_line",
     "settings_of",
 ]
+
+
+SETTINGS_FILE_LIMIT = 16 << 20
+"""The largest settings file read (16 MiB: a policy or price book is a few kilobytes)."""
+_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+"""Opening a FIFO must not wait for a writer: it is then refused as not a regular file."""
+_KINDS = (
+    (stat.S_ISDIR, "a folder"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISFIFO, "a FIFO"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def read_settings_file(path: Path, what: str) -> bytes:
+    """The bytes of the settings file ``path`` (``what``: "policy file", "price book"...);
+    a :class:`ConfigError` naming it when it cannot be read, is not a regular file, or
+    holds more than :data:`SETTINGS_FILE_LIMIT` bytes."""
+    try:
+        fd = os.open(path, _OPEN_FLAGS)
+    except OSError as error:
+        raise ConfigError(f"{path}: cannot read the {what} ({error.strerror})") from None
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            kind = next((name for test, name in _KINDS if test(mode)), "not a file")
+            raise ConfigError(
+                f"{path}: the {what} must be a regular file, and this is {kind}: give the "
+                "file itself"
+            )
+        chunks, size = [], 0
+        while size <= SETTINGS_FILE_LIMIT and (chunk := os.read(fd, 1 << 20)):
+            chunks.append(chunk)
+            size += len(chunk)
+    except OSError as error:
+        raise ConfigError(f"{path}: cannot read the {what} ({error.strerror})") from None
+    finally:
+        os.close(fd)
+    if size > SETTINGS_FILE_LIMIT:
+        raise ConfigError(
+            f"{path}: over {SETTINGS_FILE_LIMIT >> 20} MiB, too big for a {what}: give the "
+            f"{what} itself"
+        )
+    return b"".join(chunks)
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,7 +11,13 @@ from pathlib import Path
 
 import click
 
-from tracker.cli.common import analysis_lines, echo_label, open_store
+from tracker.cli.common import (
+    analysis_lines,
+    database_target,
+    echo_label,
+    open_store,
+    refuse_database_overlap,
+)
 from tracker.errors import ConfigError
 from tracker.records.findings import FINDING_STATUSES
 from tracker.text_safety import terminal_text
@@ -58,13 +64,15 @@ def analyze(
         tracker analyze --target-tokens-per-s-per-user 30 --price-book prices.toml
     """
     from tracker.analyze.run import run_analysis
-    from tracker.analyze.settings import AnalysisSettings
+    from tracker.analyze.settings import AnalysisSettings, read_settings_file
     from tracker.analyze.summary import summary_lines
     from tracker.stats import parse_price_book
 
     book = None
     if price_book is not None:
-        book = parse_price_book(price_book.read_bytes(), source=str(price_book))
+        book = parse_price_book(
+            read_settings_file(price_book, "price book"), source=str(price_book)
+        )
     settings = AnalysisSettings(
         target_tokens_per_s_per_user=target, efficiency_floor=efficiency_floor
     )
@@ -108,7 +116,7 @@ def findings(ctx: click.Context, status: str, output_format: str) -> None:
         return
     from tracker.analyze.summary import finding_issues, finding_json, finding_lines
 
-    with open_store(ctx) as store:
+    with open_store(ctx, reads_only=True) as store:
         found = store.list_findings(status=None if status == "all" else status)
     if output_format == "json":
         docs = [finding_json(f, issue) for issue in finding_issues(found) for f in issue]
@@ -164,6 +172,8 @@ def findings_set_status(
             "--acknowledgements needs a status of acknowledged or expected and a --note "
             "(the entry's reason)"
         )
+    if acknowledgements_file is not None:
+        refuse_database_overlap(database_target(ctx), acknowledgements_file, "--acknowledgements")
     with open_store(ctx) as store:
         issue = next(
             (i for i in finding_issues(store.list_findings()) if finding_id in {f.id for f in i}),

@@ -20,7 +20,7 @@ from rich.text import Text
 
 from tracker.cli.common import echo_label, open_store
 from tracker.errors import ConfigError
-from tracker.text_safety import terminal_text
+from tracker.text_safety import is_safe_link, terminal_text
 
 if TYPE_CHECKING:
     from tracker.gate.decision import GateResult
@@ -90,16 +90,14 @@ def gate(
     """
     from tracker.gate.decision import run_gate
     from tracker.gate.output import gate_json, gate_markdown
-    from tracker.gate.policy import GatePolicy, load_policy
+    from tracker.gate.policy import GatePolicy, load_policy, policy_warnings
 
-    if report_url is not None and "://" not in report_url:
-        raise ConfigError(
-            f"--report-url {report_url!r} is not a URL: give one with its scheme, e.g. "
-            "https://ci.example/site (or --report DIR for a folder)"
-        )
+    _check_links(report_url, report_dir)
     links = report_url or report_dir
     rules = load_policy(policy) if policy is not None else GatePolicy()
-    with open_store(ctx) as store:
+    for warning in policy_warnings(rules):
+        echo_label(f"Warning: {warning}", err=True)
+    with open_store(ctx, reads_only=True) as store:
         result = run_gate(
             store,
             rules,
@@ -119,6 +117,24 @@ def gate(
     if summary_file and output_format == "markdown":
         _append_step_summary(summary_file, markdown)
     ctx.exit(result.exit_code)
+
+
+def _check_links(report_url: str | None, report_dir: str | None) -> None:
+    """Refuse a link base that is not ``http(s)://`` (``--report-url``) or a relative
+    folder (``--report``): ``javascript:`` and the like never reach the Markdown."""
+    if report_url is not None and (
+        not report_url.lower().startswith(("http://", "https://")) or not is_safe_link(report_url)
+    ):
+        raise ConfigError(
+            f"--report-url {report_url!r} is not a URL the summary may link to (http or "
+            "https only): give one such as https://ci.example/site (or --report DIR for a "
+            "folder)"
+        )
+    if report_dir is not None and not is_safe_link(report_dir):
+        raise ConfigError(
+            f"--report {report_dir!r} is not a folder path: give the report's folder as the "
+            "reader reaches it, e.g. site (or --report-url https://... for a published one)"
+        )
 
 
 def _append_step_summary(summary_file: str, markdown: str) -> None:

@@ -23,8 +23,9 @@ from typing import Any
 from urllib.parse import quote
 
 from tracker.gate.decision import GateIssue, GateItem, GateResult
+from tracker.gate.policy import policy_warnings
 from tracker.report.urls import benchmark_href, compare_href
-from tracker.text_safety import json_text, markdown_text
+from tracker.text_safety import is_safe_link, json_text, markdown_text
 
 __all__ = [
     "GATE_COLUMNS",
@@ -51,8 +52,8 @@ def _has_page(order: Sequence[str], baseline: str, candidate: str) -> bool:
 
 def item_link(result: GateResult, item: GateItem, report: str | None) -> str | None:
     """A relative link into the report folder ``report`` for ``item`` (``None`` without one)."""
-    if report is None:
-        return None
+    if report is None or not is_safe_link(report):
+        return None  # only http, https or relative links (the CLI refuses any other)
     base = report.rstrip("/") + "/"
     order = result.version_order.get(item.software, ())
     if item.kind != "scaling" and _has_page(order, item.baseline, item.candidate):
@@ -174,6 +175,7 @@ def gate_markdown(result: GateResult, *, report: str | None = None) -> str:
     """A Markdown summary: the verdict, a table of every issue, the settings."""
     icon = {0: "✅", 1: "❌", 3: "⚠️"}.get(result.exit_code, "")
     out = [f"## {icon} {markdown_text(result.summary)}".replace("  ", " "), ""]
+    out += [f"> ⚠️ {markdown_text(warning)}\n" for warning in policy_warnings(result.policy)]
     if result.issues:
         out.append("| " + " | ".join(MARKDOWN_COLUMNS) + " |")
         out.append("| " + " | ".join("---" for _ in MARKDOWN_COLUMNS) + " |")

@@ -59,6 +59,7 @@ file still parses.
 
 from __future__ import annotations
 
+import os
 import re
 import tomllib
 from collections.abc import Iterable, Sequence
@@ -69,7 +70,7 @@ from pathlib import Path
 from typing import Any
 
 from tracker.analyze.groupings import cause_of
-from tracker.analyze.settings import SeriesThresholds, Threshold
+from tracker.analyze.settings import SeriesThresholds, Threshold, read_settings_file
 from tracker.errors import ConfigError
 from tracker.records.findings import StoredFinding
 from tracker.records.keys import SeriesKey, join_key
@@ -90,6 +91,7 @@ __all__ = [
     "load_policy",
     "parse_acknowledgements",
     "parse_policy",
+    "policy_warnings",
     "stored_triage",
 ]
 
@@ -270,13 +272,9 @@ def parse_acknowledgements(data: bytes, *, source: str) -> tuple[Acknowledgement
 
 
 def load_acknowledgements(path: Path) -> tuple[Acknowledgement, ...]:
-    """Read an acknowledgements file."""
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise ConfigError(
-            f"{path}: cannot read the acknowledgements file ({exc.strerror})"
-        ) from exc
+    """Read an acknowledgements file (a regular file of bounded size: see
+    :func:`~tracker.analyze.settings.read_settings_file`)."""
+    data = read_settings_file(path, "acknowledgements file")
     return parse_acknowledgements(data, source=str(path))
 
 
@@ -317,12 +315,22 @@ def parse_policy(data: bytes, *, source: str, base_dir: Path) -> GatePolicy:
     return GatePolicy(**kw)
 
 
+def policy_warnings(policy: GatePolicy) -> list[str]:
+    """What the gate says about a policy under which it cannot do its job: a ``fail_on``
+    that lists no kind passes everything (exit 0 whatever it finds)."""
+    if policy.fail_on:
+        return []
+    return [
+        f"{policy.source or 'the policy'}: fail_on is empty, so nothing can fail this gate "
+        "(it exits 0 whatever it finds); list the kinds that must fail, e.g. "
+        'fail_on = ["regression"], or leave fail_on out for the default'
+    ]
+
+
 def load_policy(path: Path) -> GatePolicy:
-    """Read a policy file (and the acknowledgements file it names)."""
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read the policy file ({exc.strerror})") from exc
+    """Read a policy file (and the acknowledgements file it names); both are regular files
+    of bounded size (:func:`~tracker.analyze.settings.read_settings_file`)."""
+    data = read_settings_file(path, "policy file")
     return parse_policy(data, source=str(path), base_dir=path.parent)
 
 
@@ -397,17 +405,28 @@ def acknowledgement_entries(
 
 def append_entries(path: Path, entries: str) -> int:
     """Append ``entries`` to the acknowledgements file ``path`` (made when missing);
-    the result must parse. Returns how many entries the file has now."""
+    the result must parse. Returns how many entries the file has now.
+
+    The file must be a regular file (or missing); the new text is written under a
+    temporary name beside it and renamed, so a failed write leaves it as it was."""
+    exists = os.path.lexists(path)
+    data = read_settings_file(path, "acknowledgements file") if exists else b""
     try:
-        before = path.read_text("utf-8") if path.exists() else ""
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: cannot read the acknowledgements file ({exc})") from exc
-    parse_acknowledgements(before.encode("utf-8"), source=str(path))
+        before = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path}: the acknowledgements file is not UTF-8 text") from None
+    parse_acknowledgements(data, source=str(path))
     text = before + ("\n" if before and not before.endswith("\n") else "")
     text += ("\n" if text else "") + entries
     found = parse_acknowledgements(text.encode("utf-8"), source=str(path))
+    temporary = path.with_name(f".{path.name}.tmp-{os.getpid()}")
     try:
-        path.write_text(text, "utf-8")
+        temporary.write_text(text, "utf-8")
+        os.replace(temporary, path)
     except OSError as exc:
-        raise ConfigError(f"{path}: cannot write the acknowledgements file ({exc})") from exc
+        temporary.unlink(missing_ok=True)
+        raise ConfigError(
+            f"{path}: cannot write the acknowledgements file ({exc.strerror or exc}); "
+            "it was left as it was"
+        ) from None
     return len(found)
