@@ -160,7 +160,17 @@ def _echo_outcome(outcome: SourceOutcome) -> None:
         echo_label(f"{download.url}: {fetched} (sha256 {download.sha256})")
     saved = outcome.saved
     if saved is None:
-        summary = "nothing stored"
+        summary = (
+            "nothing stored ("
+            + (
+                "see the errors below"
+                if outcome.errors
+                else "see the note below"
+                if outcome.notes
+                else "the files hold no result to store"
+            )
+            + ")"
+        )
     elif saved.source_was_known:
         summary = (
             "already stored" if saved.differing or saved.replaced else "unchanged, already stored"

@@ -26,6 +26,8 @@ from urllib.parse import urlsplit
 
 from tracker.errors import ConfigError
 from tracker.records.results import LABEL_MAX, LabelError, Labels, SourceSpec, checked_label
+from tracker.sources.fetch import shown_url
+from tracker.sources.tree import shown_name
 
 __all__ = [
     "GITHUB",
@@ -36,6 +38,7 @@ __all__ = [
     "is_url",
     "parse_job",
     "resolve_url",
+    "shown_location",
 ]
 
 
@@ -55,6 +58,13 @@ def is_ref(ref: str) -> bool:
 def is_url(location: str) -> bool:
     """Whether a source location is an http(s) URL."""
     return location.startswith(("http://", "https://"))
+
+
+def shown_location(location: str) -> str:
+    """A source location as messages and the database show it: a URL without its
+    credentials (:func:`~tracker.sources.fetch.shown_url`), a path whose bytes are not
+    UTF-8 with those bytes escaped (:func:`~tracker.sources.tree.shown_name`)."""
+    return shown_url(location) if is_url(location) else shown_name(location)
 
 
 def is_repository_url(url: str) -> bool:

@@ -41,7 +41,7 @@ from tracker.formats.reader import (
     require_positive,
     take_tree_problems,
 )
-from tracker.ingest.jobs import GITHUB, Job, is_url, parse_job, resolve_url
+from tracker.ingest.jobs import GITHUB, Job, is_url, parse_job, resolve_url, shown_location
 from tracker.ingest.parallel import fewer_collections, read_source
 from tracker.records.results import Labels, ResultRecord, SourceRecord, SourceSpec
 from tracker.sources.archive import unchanged_archive
@@ -188,28 +188,29 @@ def _open(
     options: FetchOptions,
     known: tuple[Snapshot, Store] | None = None,
 ) -> tuple[SourceTree, Download | None]:
+    shown = shown_location(location)
     if is_url(location):
         download = fetch(resolve_url(location, commit), options, expected_sha256=sha256)
         _skip_unchanged(download.path, download.sha256, download, known)
-        return _open_file(download.path, location, download.sha256), download
+        return _open_file(download.path, shown, download.sha256), download
     if commit:
-        raise ConfigError(f"{location}: a commit pin applies to a repository URL, not a path")
+        raise ConfigError(f"{shown}: a commit pin applies to a repository URL, not a path")
     path = Path(location)
     if not path.exists():
-        raise ConfigError(f"{location}: no such file or folder")
+        raise ConfigError(f"{shown}: no such file or folder")
     if path.is_dir():
         if sha256:
-            raise ConfigError(f"{location}: a sha256 pin applies to an archive or a download")
-        return PartedFolderTree(path, location=location), None
+            raise ConfigError(f"{shown}: a sha256 pin applies to an archive or a download")
+        return PartedFolderTree(path, location=shown), None
     if not path.is_file():  # a FIFO, a device: never opened (it may block or never end)
-        raise ConfigError(f"{location}: not a regular file (a FIFO, a device or a socket)")
+        raise ConfigError(f"{shown}: not a regular file (a FIFO, a device or a socket)")
     _skip_unchanged(path, None, None, known)
-    tree = _open_file(path, location, None)
+    tree = _open_file(path, shown, None)
     from tracker.sources.archive import ArchiveTree
 
     if sha256 and isinstance(tree, ArchiveTree) and tree.sha256 != sha256.lower():
         tree.close()
-        raise ConfigError(f"{location}: sha256 is {tree.sha256}, the pin says {sha256}")
+        raise ConfigError(f"{shown}: sha256 is {tree.sha256}, the pin says {sha256}")
     return tree, None
 
 
@@ -254,19 +255,16 @@ def ingest_source(
     cache = cache_dir or DEFAULT_CACHE_DIR
     options = FetchOptions(cache, progress=download_progress, on_retry=download_retry)
     snapshots = SnapshotCache(cache_dir) if cache_dir is not None else None
-    known = snapshots.load(_snapshot_key(spec)) if snapshots is not None else None
+    key = _snapshot_key(spec)
+    known = snapshots.load(key) if snapshots is not None else None
     try:
         tree, download = _open(
             spec.location, spec.commit, spec.sha256, options, (known, store) if known else None
         )
     except _Unchanged as unchanged:  # an archive or a download, recognised before it is opened
         assert snapshots is not None and known is not None
-        if unchanged.trail != tuple(known.trail):  # touched, same bytes: remember it as it is now
-            snapshots.save(_snapshot_key(spec), replace(known, trail=unchanged.trail))
-        saved = SaveOutcome(True, 0, known.results)
-        return SourceOutcome(
-            spec.location, known.kind, known.runs_found, saved, download=unchanged.download
-        )
+        return _recognised(spec.location, key, known, snapshots, unchanged)
+    spec = replace(spec, location=tree.location)  # as shown: no credentials, printable
     try:
         if known is not None and _unchanged(store, tree, known):
             saved = SaveOutcome(True, 0, known.results)
@@ -284,7 +282,7 @@ def ingest_source(
                 jobs=jobs,
             )
         if snapshots is not None and stored.snapshot is not None:
-            snapshots.save(_snapshot_key(spec), stored.snapshot)
+            snapshots.save(key, stored.snapshot)
     finally:
         _close(tree)
     reading = stored.reading
@@ -304,6 +302,18 @@ def ingest_source(
         runs_failed=len(reading.errors) if reading.runs_failed is None else reading.runs_failed,
         download=download,
         invalid=invalid,
+    )
+
+
+def _recognised(
+    location: str, key: str, known: Snapshot, snapshots: SnapshotCache, unchanged: _Unchanged
+) -> SourceOutcome:
+    """The outcome of an archive or a download recognised unchanged before it was opened."""
+    if unchanged.trail != tuple(known.trail):  # touched, same bytes: remember it as it is now
+        snapshots.save(key, replace(known, trail=unchanged.trail))
+    saved = SaveOutcome(True, 0, known.results)
+    return SourceOutcome(
+        shown_location(location), known.kind, known.runs_found, saved, download=unchanged.download
     )
 
 

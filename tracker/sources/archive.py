@@ -67,7 +67,7 @@ from tracker.errors import ParseError
 from tracker.records.results import ArtifactRecord
 from tracker.sources.archive_index import Index, Member, Symlink, TarIndex, ZipIndex
 from tracker.sources.trail import Trail
-from tracker.sources.tree import BufferedLines
+from tracker.sources.tree import MAX_FILE_BYTES, BufferedLines
 
 __all__ = [
     "ARCHIVE_KEY",
@@ -161,6 +161,8 @@ _GZIP, _BZIP2, _XZ = b"\x1f\x8b", b"BZh", b"\xfd7zXZ\x00"
 _ZIP = (b"PK\x03\x04", b"PK\x05\x06")
 _WHOLE_MEMBER_LIMIT = 8 << 20
 """Members up to this size are read at once; bigger ones are streamed line by line."""
+_LINE_LIMIT = 64 << 20
+"""The longest line handed to a reader at once (a longer one comes in pieces)."""
 _UNUSUAL_PARTS = frozenset({"", ".", ".."})
 _NEVER_READ = frozenset({"mlperf_log_accuracy.json", "mlperf_log_trace.json"})
 _NEVER_READ_SUFFIXES = frozenset(
@@ -179,6 +181,9 @@ class ArchiveLimits:
     max_ratio: float = 250.0
     """Unpacked bytes per archive byte (whole archive; per member for a zip)."""
     max_members: int = 2_000_000
+    max_member_bytes: int = MAX_FILE_BYTES
+    """Unpacked bytes of one member (1 GiB, as for a file of a folder), checked on its
+    header before any of its data is decompressed, and again on the bytes read."""
 
 
 def is_archive(path: Path) -> bool:
@@ -285,6 +290,13 @@ class ArchiveTree:
         self, member: Member, total: int, size: int, count: int, limits: ArchiveLimits
     ) -> None:
         """Refuse a bomb on the member's header, before any of its data is decompressed."""
+        if member.size > limits.max_member_bytes:
+            raise ParseError(
+                self.location,
+                f"refused: one file of {member.size} bytes, over the "
+                f"{limits.max_member_bytes >> 30} GiB limit of one file, at member "
+                f"{member.name!r} (a decompression bomb?)",
+            )
         if total > limits.max_total_bytes or count >= limits.max_members:
             raise ParseError(
                 self.location,
@@ -363,9 +375,11 @@ class ArchiveTree:
         if data is None:
             with self._open(path) as stream:
                 try:
-                    data = stream.read()
+                    data = stream.read(MAX_FILE_BYTES + 1)
                 except _READ_ERRORS as error:
                     raise self._unreadable(path, error) from None
+            if len(data) > MAX_FILE_BYTES:  # the header said less: the archive lies
+                raise self._unreadable(path, ValueError("more bytes than its header says"))
         self._read[path] = ArtifactRecord(path, hashlib.sha256(data).hexdigest(), len(data))
         return data
 
@@ -381,9 +395,10 @@ class ArchiveTree:
 
             def lines() -> Iterator[bytes]:
                 nonlocal size
-                for line in stream:
+                while line := stream.readline(_LINE_LIMIT):  # a bounded line: no bomb held
                     digest.update(line)
                     size += len(line)
+                    self._cap(path, size)
                     yield line
 
             try:
@@ -391,9 +406,14 @@ class ArchiveTree:
                 while chunk := stream.read(_CHUNK):
                     digest.update(chunk)
                     size += len(chunk)
+                    self._cap(path, size)
             except _READ_ERRORS as error:
                 raise self._unreadable(path, error) from None
         self._read[path] = ArtifactRecord(path, digest.hexdigest(), size)
+
+    def _cap(self, path: str, size: int) -> None:
+        if size > MAX_FILE_BYTES:
+            raise self._unreadable(path, ValueError("more bytes than its header says"))
 
     def _unreadable(self, path: str, error: Exception) -> ParseError:
         """The error for a member that cannot be read; it refuses the whole archive."""

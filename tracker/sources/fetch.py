@@ -11,6 +11,12 @@ body changed meanwhile, it starts over. The cache keeps the body with its
 ``ETag``/``Last-Modified``; the next fetch of the same URL is a conditional
 request, and a ``304 Not Modified`` reuses the cached body without
 transferring it again.
+
+A server that accepts the connection and never answers is given up on after two
+attempts that each waited :attr:`FetchOptions.read_timeout_s` for a first byte (about a
+minute in all), not after every attempt. Credentials in a URL (``user:secret@``, or a
+query value such as ``token=...``) are used, never shown: every message and
+:attr:`Download.url` name the URL as :func:`shown_url` writes it.
 """
 
 from __future__ import annotations
@@ -26,7 +32,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
-from urllib.parse import urlsplit
+from urllib.parse import urlsplit, urlunsplit
 
 from tracker.errors import FetchError
 from tracker.paths import DEFAULT_CACHE_DIR
@@ -35,7 +41,7 @@ from tracker.paths import DEFAULT_CACHE_DIR
 if TYPE_CHECKING:
     import httpx
 
-__all__ = ["DEFAULT_CACHE_DIR", "Download", "FetchOptions", "fetch"]
+__all__ = ["DEFAULT_CACHE_DIR", "Download", "FetchOptions", "fetch", "shown_url"]
 
 _CHUNK = 1 << 20
 _RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
@@ -49,8 +55,11 @@ class FetchOptions:
     cache_dir: Path = DEFAULT_CACHE_DIR
     max_bytes: int = 8 << 30
     connect_timeout_s: float = 15.0
-    read_timeout_s: float = 60.0
+    read_timeout_s: float = 30.0
     """How long the server may send nothing (before the answer, or in the middle of the body)."""
+    silent_attempts: int = 2
+    """Attempts whose server accepted and never sent a byte, after which the fetch gives up
+    (a server that stays silent twice is not answering)."""
     attempts: int = 4
     backoff_s: float = 1.0
     max_wait_s: float = 60.0
@@ -61,11 +70,41 @@ class FetchOptions:
     """Called with a sentence (URL, attempt, reason, wait) before waiting for the next attempt."""
 
 
+_SECRET_QUERY_KEYS = re.compile(
+    r"token|secret|pass|sig|auth|credential|key|session|code", re.IGNORECASE
+)
+"""Query keys whose values :func:`shown_url` hides (``token``, ``X-Amz-Signature``...)."""
+
+
+def shown_url(url: str) -> str:
+    """``url`` as messages show it: a password in it as ``***``, and the values of query
+    keys that hold credentials too.
+
+    >>> shown_url("https://user:secret@host.test/a.tar.gz?token=abc&round=v5.1")
+    'https://user:***@host.test/a.tar.gz?token=***&round=v5.1'
+    """
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return url.partition("://")[0] + "://***"
+    netloc = parts.netloc
+    if "@" in netloc:
+        userinfo, _at, host = netloc.rpartition("@")
+        user, colon, _password = userinfo.partition(":")
+        netloc = f"{user}{':***' if colon else ''}@{host}"
+    query = "&".join(
+        f"{key}=***" if sep and _SECRET_QUERY_KEYS.search(key) else f"{key}{sep}{value}"
+        for key, sep, value in (field.partition("=") for field in parts.query.split("&"))
+    )
+    return urlunsplit(parts._replace(netloc=netloc, query=query))
+
+
 @dataclass(frozen=True, slots=True)
 class Download:
     """A fetched URL: its cached body and what the fetch cost."""
 
     url: str
+    """The URL as :func:`shown_url` writes it (no credentials)."""
     path: Path
     sha256: str
     size: int
@@ -125,7 +164,7 @@ def fetch(url: str, options: FetchOptions, *, expected_sha256: str | None = None
         download = _with_retries(client, entry, meta, options, pin)
     if pin and download.sha256 != pin:  # the cached body, answered by a 304
         entry.discard()
-        raise _mismatch(url, download.sha256, pin)
+        raise _mismatch(entry.shown, download.sha256, pin)
     return download
 
 
@@ -140,6 +179,7 @@ def _with_retries(
 
     transfer = _Transfer()
     reason = ""
+    silent = 0
     entry.drop_partial()  # left by a process that was killed: its validator is unknown
     try:
         for attempt in range(options.attempts):
@@ -148,25 +188,34 @@ def _with_retries(
             try:
                 return _attempt(client, entry, meta, options, transfer, pin)
             except _Retry as retry:
-                reason, wait = str(retry), retry.wait_s
+                reason, wait = entry.scrub(str(retry)), retry.wait_s
             except httpx.TransportError as error:
-                reason, wait = _describe(error, options), None
+                reason, wait = entry.scrub(_describe(error, options)), None
+                if isinstance(error, httpx.ReadTimeout) and not transfer.transferred:
+                    silent += 1
             if not transfer.kept:
                 entry.drop_partial()
+            if silent >= options.silent_attempts:
+                raise FetchError(
+                    entry.shown,
+                    f"the server accepted {silent} connections and sent nothing back, each "
+                    f"for {options.read_timeout_s:g} s; nothing was kept; check the URL, or "
+                    "try again later",
+                )
             if attempt + 1 < options.attempts:
                 delay = min(
                     wait if wait is not None else options.backoff_s * 2**attempt, options.max_wait_s
                 )
                 if options.on_retry is not None:
                     options.on_retry(
-                        f"{entry.url}: attempt {attempt + 1} of {options.attempts} failed "
+                        f"{entry.shown}: attempt {attempt + 1} of {options.attempts} failed "
                         f"({reason}); trying again in {delay:.3g} s"
                     )
                 options.sleep(delay)
     finally:
         entry.drop_partial()
     raise FetchError(
-        entry.url,
+        entry.shown,
         f"gave up after {options.attempts} attempts ({reason}); nothing was kept; "
         "check the network and the URL, or try again later",
     )
@@ -200,7 +249,7 @@ def _attempt(
             raise _Retry("the server would not resume (HTTP 416)", 0.0)
         if status >= 400:
             raise FetchError(
-                entry.url,
+                entry.shown,
                 f"HTTP {status} {response.reason_phrase}; check the URL (round, repository, ref)",
             )
         if status == 206 and transfer.kept:
@@ -210,7 +259,7 @@ def _attempt(
             transfer.resumed = True
             return entry.store(response, options, transfer, pin)
         if status != 200:
-            raise FetchError(entry.url, f"unexpected HTTP {status} {response.reason_phrase}")
+            raise FetchError(entry.shown, f"unexpected HTTP {status} {response.reason_phrase}")
         transfer.restart()  # a whole body (the server ignored the range, or the body changed)
         return entry.store(response, options, transfer, pin)
 
@@ -275,11 +324,20 @@ class _Entry:
 
     def __init__(self, cache_dir: Path, url: str) -> None:
         self.url = url
+        self.shown = shown_url(url)
+        secret = urlsplit(url).password
+        self._secrets = [url] + ([secret] if secret else [])
         self.folder = cache_dir / "downloads" / hashlib.sha256(url.encode()).hexdigest()[:32]
         name = PurePosixPath(urlsplit(url).path).name or "download"
         self.body = self.folder / name
         self.partial = self.folder / f".{name}.partial"
         self.meta_path = self.folder / "meta.json"
+
+    def scrub(self, text: str) -> str:
+        """``text`` (an error of the network library) without the URL's credentials."""
+        for secret in self._secrets:
+            text = text.replace(secret, self.shown if secret == self.url else "***")
+        return text
 
     def meta(self) -> dict[str, object] | None:
         try:
@@ -292,7 +350,7 @@ class _Entry:
 
     def cached(self, meta: dict[str, object]) -> Download:
         return Download(
-            url=self.url,
+            url=self.shown,
             path=self.body,
             sha256=str(meta["sha256"]),
             size=self.body.stat().st_size,
@@ -308,7 +366,7 @@ class _Entry:
 
         expected = transfer.total if transfer.kept else _content_length(response)
         if expected is not None and expected > options.max_bytes:
-            raise FetchError(self.url, f"{expected} bytes is over the {options.max_bytes} cap")
+            raise FetchError(self.shown, f"{expected} bytes is over the {options.max_bytes} cap")
         etag = _resumable_etag(response) or (transfer.etag if transfer.kept else "")
         self.folder.mkdir(parents=True, exist_ok=True)
         digest, received = self._kept_digest(transfer.kept), transfer.kept
@@ -319,7 +377,7 @@ class _Entry:
                     transfer.transferred += len(chunk)
                     if received > options.max_bytes:
                         raise FetchError(
-                            self.url, f"over the {options.max_bytes}-byte cap; stopped"
+                            self.shown, f"over the {options.max_bytes}-byte cap; stopped"
                         )
                     digest.update(chunk)
                     stream.write(chunk)
@@ -338,12 +396,12 @@ class _Entry:
                 transfer.restart()
                 raise _Retry(f"sha256 {sha256} of a resumed transfer is not the pinned one", 0.0)
             self.discard()
-            raise _mismatch(self.url, sha256, pin)
+            raise _mismatch(self.shown, sha256, pin)
         self.meta_path.unlink(missing_ok=True)  # never a new body beside the old one's meta
         os.replace(self.partial, self.body)
         self._write_meta(response, etag or response.headers.get("ETag"), sha256, received)
         return Download(
-            self.url, self.body, sha256, received, transfer.transferred, not_modified=False
+            self.shown, self.body, sha256, received, transfer.transferred, not_modified=False
         )
 
     def _kept_digest(self, kept: int) -> hashlib._Hash:
@@ -358,7 +416,7 @@ class _Entry:
         self, response: httpx.Response, etag: str | None, sha256: str, size: int
     ) -> None:
         meta = {
-            "url": self.url,
+            "url": self.shown,
             "etag": etag,
             "last_modified": response.headers.get("Last-Modified"),
             "sha256": sha256,

@@ -20,10 +20,14 @@ A folder tree reads regular files only, each up to :data:`MAX_FILE_BYTES`
 one, such as ``/dev/zero``) is left out of the listing and never opened, and a
 bigger file is refused with an error naming it. Folders are walked without
 recursion, whatever their depth, and symbolic links to folders are not
-followed. What cannot be taken is reported, never skipped in silence
-(:meth:`FolderTree.problems`): a folder that cannot be listed (no permission),
-a link that loops, a name that is not valid UTF-8 (the entries beside it are
-still read); the files left out are named by :meth:`FolderTree.not_regular`.
+followed. Nothing is read through a link out of the folder: a file whose real
+path (links resolved, once it is open) is not inside the source's root, such as
+``systems/node.json -> /etc/shadow``, is refused with an error naming it; links
+within the folder are read as the files they lead to. What cannot be taken is
+reported, never skipped in silence (:meth:`FolderTree.problems`): a folder that
+cannot be listed (no permission), a link that loops, a name that is not valid
+UTF-8 (the entries beside it are still read); the files left out are named by
+:meth:`FolderTree.not_regular`.
 
 Helpers of :class:`~tracker.sources.tree.FolderTree`: lines of a file read whole, listings.
 
@@ -73,6 +77,7 @@ __all__ = [
     "holds_no_file",
     "is_utf8",
     "listing",
+    "shown_name",
 ]
 
 
@@ -194,6 +199,8 @@ _ABSENT_ERRORS = frozenset({errno.ENOENT, errno.ENOTDIR})
 """Listing errors that mean "no such folder" (a probe), not a folder that cannot be read."""
 _WHOLE_FILE_LIMIT = 8 << 20
 """Files up to this size are read at once; bigger ones are streamed line by line."""
+_LINE_LIMIT = 64 << 20
+"""The longest line handed to a reader at once (a longer one comes in pieces)."""
 
 
 class FolderTree:
@@ -211,10 +218,22 @@ class FolderTree:
         self._trail: dict[str, str] = {}
         self._problems: dict[str, ParseError] = {}
         self._not_regular: set[str] = set()
+        self._real_prefix: str | None = None
 
     @property
     def root_name(self) -> str:
-        return self.root.resolve().name
+        return shown_name(self.root.resolve().name)
+
+    def _check_inside(self, path: str, fd: int) -> None:
+        """Refuse the open file ``fd`` of ``path`` unless its real path is inside the root."""
+        if self._real_prefix is None:
+            self._real_prefix = os.path.join(os.path.realpath(self._root_text), "")
+        if not _real_path(fd, self._prefix + path).startswith(self._real_prefix):
+            raise ParseError(
+                self.shown_path(path),
+                f"a symbolic link that leads out of {self.location}: not read (the tracker "
+                "reads only the files of the source itself)",
+            )
 
     def files(self) -> list[str]:
         if self._files is None:
@@ -338,6 +357,7 @@ class FolderTree:
         except OSError as error:
             raise ParseError(self.shown_path(path), f"cannot read ({error.strerror})") from None
         try:
+            self._check_inside(path, fd)
             stat = self._checked(path, os.fstat(fd))
             size = stat.st_size
             if size > _WHOLE_FILE_LIMIT:
@@ -378,6 +398,7 @@ class FolderTree:
         except OSError as error:
             raise ParseError(self.shown_path(path), f"cannot read ({error.strerror})") from None
         try:
+            self._check_inside(path, stream.fileno())
             self._checked(path, os.fstat(stream.fileno()))
         except BaseException:
             stream.close()
@@ -406,7 +427,7 @@ class FolderTree:
 
             def lines() -> Iterator[bytes]:
                 nonlocal size
-                for line in stream:
+                while line := stream.readline(_LINE_LIMIT):  # a bounded line: no bomb held
                     digest.update(line)
                     size += len(line)
                     self._cap(path, size)
@@ -432,14 +453,43 @@ class FolderTree:
 
 
 class FileTree(FolderTree):
-    """A single result file as a source tree (a vLLM result, an InferenceX row file...)."""
+    """A single result file as a source tree (a vLLM result, an InferenceX row file...).
+
+    The file the user named is read wherever a link of that name leads: the source is
+    that one file."""
 
     def __init__(self, path: Path, *, location: str | None = None) -> None:
         super().__init__(path.parent, location=location if location is not None else str(path))
         self._files = [path.name]
+        self._real_file = os.path.realpath(path)
+
+    def _check_inside(self, path: str, fd: int) -> None:
+        if _real_path(fd, self._prefix + path) != self._real_file:
+            super()._check_inside(path, fd)
 
     def shown_path(self, path: str) -> str:
         return str(Path(self.location).parent / path)
+
+
+def _real_path(fd: int, path: str) -> str:
+    """The real path of the open file ``fd`` (opened as ``path``): what the kernel says it
+    is (one call, no race with a link changed meanwhile), else ``path`` with links resolved."""
+    try:
+        return os.readlink(f"/proc/self/fd/{fd}")
+    except OSError:
+        return os.path.realpath(path)
+
+
+def shown_name(name: str) -> str:
+    r"""A file name as text that can be stored and printed: bytes that are not UTF-8 (which
+    Python keeps as lone surrogates) shown as ``\xff`` escapes.
+
+    >>> shown_name("runs"), shown_name(os.fsdecode(b"bad\xff"))
+    ('runs', 'bad\\xff')
+    """
+    if name.isascii() or is_utf8(name):
+        return name
+    return os.fsencode(name).decode("utf-8", "backslashreplace")
 
 
 def content_sha256(artifacts: tuple[ArtifactRecord, ...]) -> str:

@@ -17,10 +17,15 @@ from tracker.formats.reader import ProgressCallback, Reading, label_result, requ
 from tracker.records.results import ParsedResult, SourceSpec
 from tracker.sources.tree import SourceTree
 
-__all__ = ["LoadGenReader", "find_run_dirs"]
+__all__ = ["ACCURACY_ONLY_NOTE", "LoadGenReader", "find_run_dirs"]
 
 
 _LOG_NAMES = (SUMMARY_LOG_NAME, DETAIL_LOG_NAME)
+ACCURACY_ONLY_NOTE = (
+    "accuracy-only runs (LoadGen's AccuracyOnly mode) measure no performance: nothing of "
+    "them is stored; ingest the performance runs (PerformanceOnly mode)"
+)
+"""The note of a source with runs that hold no performance result."""
 
 
 def find_run_dirs(tree: SourceTree) -> list[str]:
@@ -69,6 +74,8 @@ class LoadGenReader:
             if error.path in (tree.shown_path(summary_path), tree.shown_path(detail_path)):
                 raise  # the tree's own error (a file it cannot read) names it as shown
             raise ParseError(tree.shown_path(error.path), error.message, line=error.line) from None
+        if not parsed:  # LoadGen's AccuracyOnly mode: accuracy, and no performance figure
+            reading.notes.add(ACCURACY_ONLY_NOTE)
         for result in parsed:
             artifact = tree.artifact(result.artifact_path)
             assert artifact is not None, result.artifact_path
