@@ -14,9 +14,8 @@ the repeats of one file are told apart by their index, several files of the same
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
-from posixpath import dirname
 
 from tracker.errors import ConfigError
 from tracker.formats.microbench.parse import (
@@ -32,15 +31,8 @@ from tracker.formats.microbench.parse_pytest import (
     looks_like_pytest_benchmark,
     parse_pytest_benchmark,
 )
-from tracker.formats.reader import ProgressCallback, Reading, label_result, require_labels
-from tracker.formats.serving.read import (
-    SNIFF_LIMIT,
-    Unit,
-    has_loadgen_logs,
-    json_candidates,
-    read_units,
-    sniff_json,
-)
+from tracker.formats.reader import Reading, label_result, require_labels
+from tracker.formats.serving.read import SniffedReader, Unit, sniff_json
 from tracker.records.results import ParsedResult, SourceSpec
 from tracker.sources.tree import SourceTree
 
@@ -56,11 +48,7 @@ Recognise = Callable[[object], bool]
 ParseFile = Callable[..., list[ParsedResult]]
 
 
-def _not_json(path: str) -> bool:
-    return path.endswith(".jsonl")
-
-
-class BenchFileReader:
+class BenchFileReader(SniffedReader):
     """Reader of one kind of microbenchmark result file (one JSON file per run)."""
 
     def __init__(
@@ -69,84 +57,70 @@ class BenchFileReader:
         self.kind = kind
         self.what = what
         self.looks_for = looks_for
+        self.missing = f"{what} results found ({looks_for})"
         self._recognise = recognise
         self._parse_file = parse
 
-    def detect(self, tree: SourceTree) -> bool:
-        if has_loadgen_logs(tree):
-            return False
-        candidates = json_candidates(tree, exclude=_not_json)[:SNIFF_LIMIT]
-        return any(self._recognise(sniff_json(tree, path)) for path in candidates)
+    def _excluded(self, path: str) -> bool:
+        return path.endswith(".jsonl")
 
-    def read(
-        self,
-        tree: SourceTree,
-        spec: SourceSpec,
-        *,
-        strict: bool,
-        progress: ProgressCallback | None,
-    ) -> Reading:
+    def _looks_like(self, doc: object) -> bool:
+        return self._recognise(doc)
+
+    def _reads(self, tree: SourceTree, path: str) -> bool:
+        doc = sniff_json(tree, path)
+        return doc is None or self._recognise(doc)
+
+    def _skipped_note(self, skipped: Sequence[str]) -> str:
+        return (
+            f"skipped {len(skipped)} JSON file(s) that are not {self.what} results, "
+            f"e.g. {skipped[0]}"
+        )
+
+    def _parse(self, data: bytes, path: str) -> list[ParsedResult]:
+        return self._parse_file(data, path=path)
+
+    def _check(self, spec: SourceSpec) -> None:
         if spec.labels.benchmark:
             raise ConfigError(
                 f"{spec.location}: {self.what} files name each benchmark; --benchmark does "
                 "not apply to them (leave it out; --software names the project)"
             )
         require_labels(spec, what_files_lack=f"{self.what} files")
-        units, skipped = [], []
-        for path in json_candidates(tree, exclude=_not_json):
-            doc = sniff_json(tree, path)
-            if doc is None or self._recognise(doc):
-                units.append(Unit(run_label=path, group=dirname(path), paths=(path,)))
-            else:
-                skipped.append(path)
-        if not units:
-            raise ConfigError(f"{spec.location}: no {self.what} results found ({self.looks_for})")
-        reading, parsed = read_units(tree, units, self._parse, strict=strict, progress=progress)
-        if skipped:
+
+    def _label(
+        self,
+        tree: SourceTree,
+        spec: SourceSpec,
+        parsed: list[tuple[Unit, list[ParsedResult]]],
+        reading: Reading,
+    ) -> None:
+        """Every result labelled; a repeat's sample is named by its file's hash and its index."""
+        aggregated = set()
+        for unit, results in parsed:
+            for result in results:
+                artifact = tree.artifact(result.artifact_path)
+                assert artifact is not None, result.artifact_path
+                assert result.benchmark is not None, result.artifact_path
+                record = label_result(
+                    result,
+                    spec,
+                    artifact_sha256=artifact.sha256,
+                    benchmark=result.benchmark,
+                    run_label=unit.run_label,
+                )
+                repeat = result.extra.get("repeat_index")
+                if repeat is not None:
+                    record = replace(record, sample_id=f"{artifact.sha256}#{repeat}")
+                if "aggregate" in result.extra:
+                    aggregated.add(result.benchmark)
+                reading.results.append(record)
+        if aggregated:
             reading.notes.add(
-                f"skipped {len(skipped)} JSON file(s) that are not {self.what} results, "
-                f"e.g. {skipped[0]}"
+                f"{len(aggregated)} benchmark(s) reported by their aggregates alone, one sample "
+                "each (the median): leave out --benchmark_report_aggregates_only to store every "
+                "repetition as a sample"
             )
-        _label(tree, spec, parsed, reading)
-        return reading
-
-    def _parse(self, tree: SourceTree, unit: Unit) -> list[ParsedResult]:
-        (path,) = unit.paths
-        return self._parse_file(tree.read_bytes(path), path=path)
-
-
-def _label(
-    tree: SourceTree,
-    spec: SourceSpec,
-    parsed: list[tuple[Unit, list[ParsedResult]]],
-    reading: Reading,
-) -> None:
-    """Every result labelled; a repeat's sample is named by its file's hash and its index."""
-    aggregated = set()
-    for unit, results in parsed:
-        for result in results:
-            artifact = tree.artifact(result.artifact_path)
-            assert artifact is not None, result.artifact_path
-            assert result.benchmark is not None, result.artifact_path
-            record = label_result(
-                result,
-                spec,
-                artifact_sha256=artifact.sha256,
-                benchmark=result.benchmark,
-                run_label=unit.run_label,
-            )
-            repeat = result.extra.get("repeat_index")
-            if repeat is not None:
-                record = replace(record, sample_id=f"{artifact.sha256}#{repeat}")
-            if "aggregate" in result.extra:
-                aggregated.add(result.benchmark)
-            reading.results.append(record)
-    if aggregated:
-        reading.notes.add(
-            f"{len(aggregated)} benchmark(s) reported by their aggregates alone, one sample "
-            "each (the median): leave out --benchmark_report_aggregates_only to store every "
-            "repetition as a sample"
-        )
 
 
 google_benchmark_reader = BenchFileReader(

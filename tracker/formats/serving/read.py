@@ -89,6 +89,7 @@ __all__ = [
     "GenAIPerfReader",
     "InferenceXReader",
     "SNIFF_LIMIT",
+    "SniffedReader",
     "Unit",
     "VLLMBenchReader",
     "has_loadgen_logs",
@@ -421,21 +422,59 @@ def is_vllm_like(doc: object) -> bool:
     return isinstance(doc, Mapping) and any(key in doc for key in _SIGNS)
 
 
-def _vllm_excluded(path: str) -> bool:
-    return basename(path).startswith(_OTHER_TOOLS)
+class SniffedReader:
+    """What the readers of JSON result files recognised by their content share (vLLM,
+    InferenceX, the microbenchmark formats): at most :data:`SNIFF_LIMIT` files are
+    opened to detect the kind; each file read is one unit; the files that look like
+    another tool's results are skipped with a note."""
 
+    kind: str
+    looks_for: str
+    missing: str
+    """What the error says when no file is read: ``no <missing>``."""
 
-class VLLMBenchReader:
-    """Reader of vLLM benchmark result files (``--kind vllm-bench``)."""
+    def _excluded(self, path: str) -> bool:
+        """Whether ``path`` is passed over unopened."""
+        raise NotImplementedError
 
-    kind = "vllm-bench"
-    looks_for = "JSON with output_throughput/request_throughput (vllm bench serve --save-result)"
+    def _looks_like(self, doc: object) -> bool:
+        """Whether a decoded document is one of this kind's (what detection opens files for)."""
+        raise NotImplementedError
+
+    def _reads(self, tree: SourceTree, path: str) -> bool | None:
+        """True: ``path`` is read; False: it is skipped with a note; None: passed over."""
+        raise NotImplementedError
+
+    def _skipped_note(self, skipped: Sequence[str]) -> str:
+        """The note on the files skipped."""
+        raise NotImplementedError
+
+    def _parse(self, data: bytes, path: str) -> list[ParsedResult]:
+        """The points of one file."""
+        raise NotImplementedError
+
+    def _check(self, spec: SourceSpec) -> None:
+        """Refuse labels that do not fit the kind (before anything is read)."""
+
+    def _label(
+        self,
+        tree: SourceTree,
+        spec: SourceSpec,
+        parsed: list[tuple[Unit, list[ParsedResult]]],
+        reading: Reading,
+    ) -> None:
+        """Label every parsed point into ``reading.results``."""
+        label_points(tree, spec, self.kind, parsed, reading)
+
+    def _parse_unit(self, tree: SourceTree, unit: Unit) -> list[ParsedResult]:
+        (path,) = unit.paths
+        return self._parse(tree.read_bytes(path), path)
 
     def detect(self, tree: SourceTree) -> bool:
         if has_loadgen_logs(tree):
             return False
-        candidates = json_candidates(tree, exclude=_vllm_excluded)[:SNIFF_LIMIT]
-        return any(is_vllm_like(sniff_json(tree, path)) for path in candidates)
+        candidates = json_candidates(tree, exclude=self._excluded)[:SNIFF_LIMIT]
+        return any(self._looks_like(sniff_json(tree, path)) for path in candidates)
 
     def read(
         self,
@@ -445,31 +484,47 @@ class VLLMBenchReader:
         strict: bool,
         progress: ProgressCallback | None,
     ) -> Reading:
+        self._check(spec)
         units, skipped = [], []
-        for path in json_candidates(tree, exclude=_vllm_excluded):
-            doc = sniff_json(tree, path)
-            if doc is None or is_vllm_like(doc):
+        for path in json_candidates(tree, exclude=self._excluded):
+            reads = self._reads(tree, path)
+            if reads:
                 units.append(Unit(run_label=path, group=dirname(path), paths=(path,)))
-            else:
+            elif reads is not None:
                 skipped.append(path)
         if not units:
-            raise ConfigError(
-                f"{spec.location}: no vLLM benchmark results (JSON with output_throughput) found"
-            )
+            raise ConfigError(f"{spec.location}: no {self.missing}")
         reading, parsed = read_units(
-            tree, units, _parse_vllm_bench, strict=strict, progress=progress
+            tree, units, self._parse_unit, strict=strict, progress=progress
         )
         if skipped:
-            reading.notes.add(
-                f"skipped {len(skipped)} JSON file(s) that are not vLLM results, e.g. {skipped[0]}"
-            )
-        label_points(tree, spec, self.kind, parsed, reading)
+            reading.notes.add(self._skipped_note(skipped))
+        self._label(tree, spec, parsed, reading)
         return reading
 
 
-def _parse_vllm_bench(tree: SourceTree, unit: Unit) -> list[ParsedResult]:
-    (path,) = unit.paths
-    return parse_vllm_result(tree.read_bytes(path), path=path)
+class VLLMBenchReader(SniffedReader):
+    """Reader of vLLM benchmark result files (``--kind vllm-bench``)."""
+
+    kind = "vllm-bench"
+    looks_for = "JSON with output_throughput/request_throughput (vllm bench serve --save-result)"
+    missing = "vLLM benchmark results (JSON with output_throughput) found"
+
+    def _excluded(self, path: str) -> bool:
+        return basename(path).startswith(_OTHER_TOOLS)
+
+    def _looks_like(self, doc: object) -> bool:
+        return is_vllm_like(doc)
+
+    def _reads(self, tree: SourceTree, path: str) -> bool:
+        doc = sniff_json(tree, path)
+        return doc is None or is_vllm_like(doc)
+
+    def _skipped_note(self, skipped: Sequence[str]) -> str:
+        return f"skipped {len(skipped)} JSON file(s) that are not vLLM results, e.g. {skipped[0]}"
+
+    def _parse(self, data: bytes, path: str) -> list[ParsedResult]:
+        return parse_vllm_result(data, path=path)
 
 
 _AGG_PREFIX = "agg_"
@@ -480,58 +535,40 @@ def _is_agg(path: str) -> bool:
     return basename(path).startswith(_AGG_PREFIX) and path.endswith(".json")
 
 
-def _inferencex_excluded(path: str) -> bool:
-    return basename(path).startswith(_SIDECAR_PREFIX)
-
-
 def _is_row_like(doc: object) -> bool:
     rows = doc if isinstance(doc, list) else [doc]
     return bool(rows) and isinstance(rows[0], Mapping) and looks_like_inferencex_row(rows[0])
 
 
-class InferenceXReader:
+class InferenceXReader(SniffedReader):
     """Reader of InferenceX result rows (``--kind inferencex``)."""
 
     kind = "inferencex"
     looks_for = "agg_*.json or JSON rows with conc and hw (InferenceX)"
+    missing = "InferenceX rows (agg_*.json) found"
 
     def detect(self, tree: SourceTree) -> bool:
-        if any(_is_agg(path) for path in tree.files()):
+        return any(_is_agg(path) for path in tree.files()) or super().detect(tree)
+
+    def _excluded(self, path: str) -> bool:
+        return basename(path).startswith(_SIDECAR_PREFIX)
+
+    def _looks_like(self, doc: object) -> bool:
+        return _is_row_like(doc)
+
+    def _reads(self, tree: SourceTree, path: str) -> bool | None:
+        if _is_agg(path):
             return True
-        if has_loadgen_logs(tree):
-            return False
-        candidates = json_candidates(tree, exclude=_inferencex_excluded)[:SNIFF_LIMIT]
-        return any(_is_row_like(sniff_json(tree, path)) for path in candidates)
+        doc = sniff_json(tree, path)
+        if doc is None or _is_row_like(doc):
+            return True
+        return False if is_vllm_like(doc) else None
 
-    def read(
-        self,
-        tree: SourceTree,
-        spec: SourceSpec,
-        *,
-        strict: bool,
-        progress: ProgressCallback | None,
-    ) -> Reading:
-        units, raw = [], []
-        for path in json_candidates(tree, exclude=_inferencex_excluded):
-            doc = None if _is_agg(path) else sniff_json(tree, path)
-            if _is_agg(path) or doc is None or _is_row_like(doc):
-                units.append(Unit(run_label=path, group=dirname(path), paths=(path,)))
-            elif is_vllm_like(doc):
-                raw.append(path)
-        if not units:
-            raise ConfigError(f"{spec.location}: no InferenceX rows (agg_*.json) found")
-        reading, parsed = read_units(
-            tree, units, _parse_inferencex, strict=strict, progress=progress
+    def _skipped_note(self, skipped: Sequence[str]) -> str:
+        return (
+            f"skipped {len(skipped)} vLLM-style raw result(s) beside the rows, e.g. {skipped[0]} "
+            "(the rows hold the same runs; ingest them with --kind vllm-bench to store them)"
         )
-        if raw:
-            reading.notes.add(
-                f"skipped {len(raw)} vLLM-style raw result(s) beside the rows, e.g. {raw[0]} "
-                "(the rows hold the same runs; ingest them with --kind vllm-bench to store them)"
-            )
-        label_points(tree, spec, self.kind, parsed, reading)
-        return reading
 
-
-def _parse_inferencex(tree: SourceTree, unit: Unit) -> list[ParsedResult]:
-    (path,) = unit.paths
-    return parse_inferencex_rows(tree.read_bytes(path), path=path)
+    def _parse(self, data: bytes, path: str) -> list[ParsedResult]:
+        return parse_inferencex_rows(data, path=path)
