@@ -32,7 +32,7 @@ from tracker.formats.microbench.parse_pytest import (
     parse_pytest_benchmark,
 )
 from tracker.formats.reader import Reading, label_result, require_labels
-from tracker.formats.serving.read import SniffedReader, Unit, sniff_json
+from tracker.formats.serving.read import Parsed, SniffedReader, sniff_json
 from tracker.records.results import ParsedResult, SourceSpec
 from tracker.sources.tree import SourceTree
 
@@ -88,13 +88,7 @@ class BenchFileReader(SniffedReader):
             )
         require_labels(spec, what_files_lack=f"{self.what} files")
 
-    def _label(
-        self,
-        tree: SourceTree,
-        spec: SourceSpec,
-        parsed: list[tuple[Unit, list[ParsedResult]]],
-        reading: Reading,
-    ) -> None:
+    def _label(self, tree: SourceTree, spec: SourceSpec, parsed: Parsed, reading: Reading) -> None:
         """Every result labelled; a repeat's sample is named by its file's hash and its index."""
         aggregated = set()
         for unit, results in parsed:

@@ -88,6 +88,7 @@ __all__ = [
     "AIPerfReader",
     "GenAIPerfReader",
     "InferenceXReader",
+    "Parsed",
     "SNIFF_LIMIT",
     "SniffedReader",
     "Unit",
@@ -116,6 +117,8 @@ class Unit:
 
 
 Parse = Callable[[SourceTree, Unit], list[ParsedResult]]
+Parsed = list[tuple[Unit, list[ParsedResult]]]
+"""Each unit read with the points parsed from it."""
 Extra = Mapping[str, ExtraValue]
 
 
@@ -126,10 +129,10 @@ def read_units(
     *,
     strict: bool,
     progress: ProgressCallback | None,
-) -> tuple[Reading, list[tuple[Unit, list[ParsedResult]]]]:
+) -> tuple[Reading, Parsed]:
     """Parse every unit; a bad file is an error of the reading (raised with ``strict``)."""
     reading = Reading(runs_found=len(units))
-    parsed: list[tuple[Unit, list[ParsedResult]]] = []
+    parsed: Parsed = []
     for done, unit in enumerate(units, start=1):
         try:
             parsed.append((unit, parse(tree, unit)))
@@ -456,13 +459,7 @@ class SniffedReader:
     def _check(self, spec: SourceSpec) -> None:
         """Refuse labels that do not fit the kind (before anything is read)."""
 
-    def _label(
-        self,
-        tree: SourceTree,
-        spec: SourceSpec,
-        parsed: list[tuple[Unit, list[ParsedResult]]],
-        reading: Reading,
-    ) -> None:
+    def _label(self, tree: SourceTree, spec: SourceSpec, parsed: Parsed, reading: Reading) -> None:
         """Label every parsed point into ``reading.results``."""
         label_points(tree, spec, self.kind, parsed, reading)
 
