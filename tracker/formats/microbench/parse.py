@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, Final, Literal
 
 from tracker.errors import ParseError
@@ -46,11 +47,13 @@ from tracker.records.results import ExtraValue, MetricRecord, ParsedResult
 
 __all__ = [
     "BMF_MEASURES",
+    "BenchmarksFile",
     "DIRECTIONS",
     "HIGHER_IS_BETTER",
     "LOWER_IS_BETTER",
     "TIME_UNITS_NS",
     "UnitClass",
+    "bench_result",
     "canonical_unit",
     "looks_like_bmf",
     "looks_like_generic_bench",
@@ -193,6 +196,55 @@ def looks_like_bmf(doc: object) -> bool:
     return True
 
 
+@dataclass(frozen=True, slots=True)
+class BenchmarksFile:
+    """A tool's JSON file of ``benchmarks`` with a header object beside them (Google
+    Benchmark's ``context``, pytest-benchmark's ``machine_info``)."""
+
+    tool: str
+    header: str
+    hint: str
+    """How to make the tool write the file."""
+
+    def entries(self, doc: object) -> list[Any] | None:
+        """The ``benchmarks`` list of a decoded document of this tool; ``None`` for another."""
+        if not isinstance(doc, Mapping) or not isinstance(doc.get(self.header), Mapping):
+            return None
+        entries = doc.get("benchmarks")
+        return entries if isinstance(entries, list) else None
+
+    def document(self, data: bytes, *, path: str) -> JsonObject:
+        """The object of such a file (one with ``benchmarks``), else a :class:`ParseError`."""
+        doc = decode_json(data, path=path)
+        if not isinstance(doc, Mapping) or "benchmarks" not in doc:
+            expected = f"an object with '{self.header}' and 'benchmarks' ({self.hint})"
+            raise ParseError(path, f"not {self.tool} output: expected {expected}")
+        return doc
+
+
+def bench_result(
+    name: str,
+    metric: MetricRecord,
+    value: float,
+    extra: Mapping[str, ExtraValue],
+    *,
+    path: str,
+    is_valid: bool = True,
+    workload: str = "",
+) -> ParsedResult:
+    """One sample of a microbenchmark: the file names its benchmark; there is no scenario."""
+    return ParsedResult(
+        scenario="",
+        metric=metric,
+        value=value,
+        is_valid=is_valid,
+        artifact_path=path,
+        benchmark=name,
+        workload=workload,
+        extra=extra,
+    )
+
+
 def parse_generic_bench(data: bytes, *, path: str) -> list[ParsedResult]:
     """Every result of a generic-format or BMF file (one per repeat)."""
     doc = decode_json(data, path=path)
@@ -276,15 +328,13 @@ def _samples(
         extra["reported_value"] = as_number(entry["value"], path=path, field=f"{field}.value")
     workload = ",".join(f"{k}={labels[k]}" for k in sorted(labels))
     return [
-        ParsedResult(
-            scenario="",
-            metric=metric,
-            value=value,
-            is_valid=True,
-            artifact_path=path,
-            benchmark=name,
+        bench_result(
+            name,
+            metric,
+            value,
+            {**extra, "repeat_index": index} if index is not None else extra,
+            path=path,
             workload=workload,
-            extra={**extra, "repeat_index": index} if index is not None else extra,
         )
         for index, value in values
     ]

@@ -36,11 +36,14 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from tracker.errors import ParseError
-from tracker.formats.microbench.parse import TIME_UNITS_NS
+from tracker.formats.microbench.parse import (
+    TIME_UNITS_NS,
+    BenchmarksFile,
+    bench_result,
+)
 from tracker.formats.parse_json import (
     JsonObject,
     as_number,
-    decode_json,
     flatten_scalars,
     get_mapping,
     get_sequence,
@@ -62,15 +65,18 @@ _NOT_COUNTERS = frozenset(
 )
 _KEPT = ("iterations", "threads", "repetitions", "repetition_index", "label")
 _CONTEXT_SKIPPED = frozenset({"caches", "load_avg"})
+_FILE = BenchmarksFile(
+    "Google Benchmark",
+    "context",
+    "run the binary with --benchmark_format=json or --benchmark_out=FILE",
+)
 
 
 def looks_like_google_benchmark(doc: object) -> bool:
     """Whether a decoded JSON value is Google Benchmark output (``context`` + ``benchmarks``
     whose entries have a ``time_unit`` or ``run_type``)."""
-    if not isinstance(doc, Mapping) or not isinstance(doc.get("context"), Mapping):
-        return False
-    entries = doc.get("benchmarks")
-    if not isinstance(entries, list):
+    entries = _FILE.entries(doc)
+    if entries is None:
         return False
     first = entries[0] if entries else None
     return first is None or (
@@ -80,13 +86,7 @@ def looks_like_google_benchmark(doc: object) -> bool:
 
 def parse_google_benchmark(data: bytes, *, path: str) -> list[ParsedResult]:
     """Every sample of every benchmark of a Google Benchmark JSON file."""
-    doc = decode_json(data, path=path)
-    if not isinstance(doc, Mapping) or "benchmarks" not in doc:
-        raise ParseError(
-            path,
-            "not Google Benchmark output: expected an object with 'context' and 'benchmarks' "
-            "(run the binary with --benchmark_format=json or --benchmark_out=FILE)",
-        )
+    doc = _FILE.document(data, path=path)
     context = get_mapping(doc, "context", path=path, field="context", required=False)
     shared = {
         f"context_{k}": v
@@ -190,15 +190,7 @@ def _results(
         for key, metric in times
     ]
     return [
-        ParsedResult(
-            scenario="",
-            metric=metric,
-            value=value,
-            is_valid=valid,
-            artifact_path=path,
-            benchmark=name,
-            extra=extra,
-        )
+        bench_result(name, metric, value, extra, path=path, is_valid=valid)
         for metric, value in values
     ]
 

@@ -27,10 +27,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from tracker.errors import ParseError
+from tracker.formats.microbench.parse import BenchmarksFile, bench_result
 from tracker.formats.parse_json import (
     JsonObject,
     as_number,
-    decode_json,
     get_mapping,
     get_sequence,
     is_number,
@@ -53,28 +53,21 @@ _STATS = {
 }
 _MACHINE = {"node": "machine_node", "python_version": "machine_python_version"}
 _COMMIT = {"id": "commit_id", "branch": "commit_branch", "dirty": "commit_dirty"}
+_FILE = BenchmarksFile("pytest-benchmark", "machine_info", "run pytest with --benchmark-json=FILE")
 
 
 def looks_like_pytest_benchmark(doc: object) -> bool:
     """Whether a decoded JSON value is pytest-benchmark output (``machine_info`` and
     ``benchmarks`` whose entries have ``stats``)."""
-    if not isinstance(doc, Mapping) or not isinstance(doc.get("machine_info"), Mapping):
-        return False
-    entries = doc.get("benchmarks")
-    if not isinstance(entries, list):
+    entries = _FILE.entries(doc)
+    if entries is None:
         return False
     return not entries or (isinstance(entries[0], Mapping) and "stats" in entries[0])
 
 
 def parse_pytest_benchmark(data: bytes, *, path: str) -> list[ParsedResult]:
     """One result per benchmark of a pytest-benchmark JSON file (its median round)."""
-    doc = decode_json(data, path=path)
-    if not isinstance(doc, Mapping) or "benchmarks" not in doc:
-        raise ParseError(
-            path,
-            "not pytest-benchmark output: expected an object with 'machine_info' and "
-            "'benchmarks' (run pytest with --benchmark-json=FILE)",
-        )
+    doc = _FILE.document(data, path=path)
     shared = _run_extra(doc, path=path)
     results = []
     seen: set[str] = set()
@@ -89,17 +82,7 @@ def parse_pytest_benchmark(data: bytes, *, path: str) -> list[ParsedResult]:
         stats = get_mapping(entry, "stats", path=path, field=f"{field}.stats")
         median = as_number(stats.get("median"), path=path, field=f"{field}.stats.median")
         extra = {**shared, **_entry_extra(entry, stats)}
-        results.append(
-            ParsedResult(
-                scenario="",
-                metric=TIME_S,
-                value=median,
-                is_valid=True,
-                artifact_path=path,
-                benchmark=name,
-                extra=extra,
-            )
-        )
+        results.append(bench_result(name, TIME_S, median, extra, path=path))
     return results
 
 
