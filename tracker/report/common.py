@@ -1,5 +1,5 @@
-"""Pieces every page shares: system names, findings as rows, the key lookup, and long
-tables split into linked pages.
+"""Pieces every page shares: what every page context holds (:class:`Page`), system names,
+findings as rows, the key lookup, and long tables split into linked pages.
 
 Pieces every page shares: system names, findings as rows, the key lookup.
 
@@ -31,6 +31,7 @@ from tracker.report.urls import benchmark_href, compare_href, page_href, slug, s
 __all__ = [
     "FindingRow",
     "PAGE_ROWS",
+    "Page",
     "PageLink",
     "Pager",
     "SystemName",
@@ -50,6 +51,18 @@ __all__ = [
 
 PAGE_ROWS = 1000
 """Rows on one page of a paginated table (comparisons, findings)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Page:
+    """What every page's context holds, whatever its content (``base.html`` shows it)."""
+
+    title: str
+    """Page title."""
+    generated_at: str
+    """When the report was built, as given."""
+    is_example: bool
+    """True when any result shown is example data."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,7 +18,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from tracker.records.results import SeriesPoint, VersionInfo
-from tracker.report.common import SystemNames
+from tracker.report.common import Page, SystemNames
 
 __all__ = [
     "Cell",
@@ -106,15 +106,9 @@ class PageCounts:
 
 
 @dataclass(frozen=True, slots=True)
-class IndexPage:
+class IndexPage(Page):
     """The context of ``index.html`` (and the content of ``report.json``)."""
 
-    title: str
-    """Page title."""
-    generated_at: str
-    """When the report was built, as given."""
-    is_example: bool
-    """True when any result shown is example data."""
     tables: tuple[SeriesTable, ...]
     """One table per software name, sorted by name."""
     counts: PageCounts

@@ -28,6 +28,7 @@ from tracker.records.findings import SeriesInfo
 from tracker.report.common import (
     PAGE_ROWS,
     FindingRow,
+    Page,
     Pager,
     SystemNames,
     benchmark_href,
@@ -123,15 +124,10 @@ class CompareRow:
 
 
 @dataclass(frozen=True, slots=True)
-class ComparePage:
-    """The context of ``compare.html``: one software, baseline → candidate."""
+class ComparePage(Page):
+    """The context of ``compare.html``: one software, baseline → candidate (the title names
+    the software and the version pair)."""
 
-    title: str
-    """Software and version pair."""
-    generated_at: str
-    """When the report was built, as given."""
-    is_example: bool
-    """True when any result shown is example data."""
     software: str
     """Software name."""
     baseline: str

@@ -20,7 +20,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from tracker.report.charts import Chart, hline, line_trace, xy_chart
-from tracker.report.common import FindingRow, Pager, SystemNames, benchmark_href, paginate
+from tracker.report.common import FindingRow, Page, Pager, SystemNames, benchmark_href, paginate
 from tracker.report.filters import format_efficiency, format_kind
 from tracker.report.inputs import ReportInput
 from tracker.report.issues import FindingIssue, cause_points, finding_issues
@@ -110,15 +110,9 @@ class ScalingGroupSummary:
 
 
 @dataclass(frozen=True, slots=True)
-class ScalingPage:
+class ScalingPage(Page):
     """The context of ``scaling.html``."""
 
-    title: str
-    """Page title."""
-    generated_at: str
-    """When the report was built, as given."""
-    is_example: bool
-    """True when any result shown is example data."""
     floor: float
     """Efficiency floor (a fraction)."""
     panels: tuple[ScalingPanel, ...]
@@ -166,15 +160,9 @@ class FindingsFilter:
 
 
 @dataclass(frozen=True, slots=True)
-class FindingsPage:
+class FindingsPage(Page):
     """The context of ``findings.html`` (and of its next pages)."""
 
-    title: str
-    """Page title."""
-    generated_at: str
-    """When the report was built, as given."""
-    is_example: bool
-    """True when any result shown is example data."""
     stored: bool
     """False: not stored, run `tracker analyze`."""
     counts: tuple[StatusCount, ...]

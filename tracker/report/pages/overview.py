@@ -31,7 +31,14 @@ from dataclasses import dataclass, replace
 from tracker.analyze.groupings import cause_of, group_by, where
 from tracker.records.findings import SeriesInfo
 from tracker.report.charts import Chart, bar_chart
-from tracker.report.common import FindingRow, PageLink, SystemNames, benchmark_href, finding_rank
+from tracker.report.common import (
+    FindingRow,
+    Page,
+    PageLink,
+    SystemNames,
+    benchmark_href,
+    finding_rank,
+)
 from tracker.report.context import PageCounts
 from tracker.report.filters import format_count, format_gain
 from tracker.report.inputs import PairRun, ReportInput, SettingsUsed
@@ -183,15 +190,9 @@ class GainRow:
 
 
 @dataclass(frozen=True, slots=True)
-class OverviewPage:
-    """The context of ``index.html``."""
+class OverviewPage(Page):
+    """The context of ``index.html``; its title is the site's."""
 
-    title: str
-    """Site title."""
-    generated_at: str
-    """When the report was built, as given."""
-    is_example: bool
-    """True when any result shown is example data."""
     counts: PageCounts
     """Totals for the summary line."""
     headlines: tuple[Headline, ...]

@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from tracker.records.results import AnalysisSample
-from tracker.report.common import SystemNames, benchmark_href, slug
+from tracker.report.common import Page, SystemNames, benchmark_href, slug
 from tracker.report.inputs import ReportInput
 
 if TYPE_CHECKING:
@@ -84,15 +84,9 @@ class PlatformCase:
 
 
 @dataclass(frozen=True, slots=True)
-class PlatformsPage:
+class PlatformsPage(Page):
     """The context of ``platforms.html``: one round."""
 
-    title: str
-    """Page title."""
-    generated_at: str
-    """When the report was built, as given."""
-    is_example: bool
-    """True when any result shown is example data."""
     round: str
     """The round (version label)."""
     cases: tuple[PlatformCase, ...]

@@ -40,6 +40,7 @@ from tracker.records.results import SeriesPoint
 from tracker.report.charts import Chart, Spec, label, line_trace, marker_trace, xy_chart
 from tracker.report.common import (
     FindingRow,
+    Page,
     PageLink,
     RowKey,
     SystemNames,
@@ -164,15 +165,10 @@ _MARK_STYLE = {
 
 
 @dataclass(frozen=True, slots=True)
-class BenchmarkPage:
-    """The context of ``benchmark.html``: one benchmark and scenario, every system."""
+class BenchmarkPage(Page):
+    """The context of ``benchmark.html``: one benchmark and scenario (its title), every
+    system."""
 
-    title: str
-    """Benchmark and scenario."""
-    generated_at: str
-    """When the report was built, as given."""
-    is_example: bool
-    """True when any result shown is example data."""
     benchmark: str
     """Benchmark (model) name."""
     scenario: str
@@ -192,15 +188,10 @@ class BenchmarkPage:
 
 
 @dataclass(frozen=True, slots=True)
-class SystemPage:
-    """The context of ``system.html``: one system, every benchmark it ran."""
+class SystemPage(Page):
+    """The context of ``system.html``: one system, every benchmark it ran; its title is the
+    system's name (with its submitter where names collide)."""
 
-    title: str
-    """System name (with its submitter where names collide)."""
-    generated_at: str
-    """When the report was built, as given."""
-    is_example: bool
-    """True when any result shown is example data."""
     system: SystemInfo
     """What the results say about the system."""
     charts: tuple[Chart, ...]

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from tracker.records.findings import SweepTarget
 from tracker.report.charts import Chart, color, label, line_trace, marker_trace, vline, xy_chart
-from tracker.report.common import benchmark_href
+from tracker.report.common import Page, benchmark_href
 from tracker.report.filters import format_number
 from tracker.report.inputs import ReportInput, SettingsUsed
 from tracker.stats.serving import TokenCosts, token_costs
@@ -147,15 +147,9 @@ class ServingCurve:
 
 
 @dataclass(frozen=True, slots=True)
-class ServingPage:
+class ServingPage(Page):
     """The context of ``serving.html``."""
 
-    title: str
-    """Page title."""
-    generated_at: str
-    """When the report was built, as given."""
-    is_example: bool
-    """True when any result shown is example data."""
     target: float
     """Interactivity target, tokens/s/user."""
     curves: tuple[ServingCurve, ...]

@@ -43,7 +43,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from tracker.report.charts import Chart, label, line_trace, marker_trace, xy_chart
-from tracker.report.common import PageLink, SystemNames
+from tracker.report.common import Page, PageLink, SystemNames
 from tracker.report.filters import format_count, format_number
 from tracker.report.inputs import (
     SCORE_METRIC,
@@ -351,15 +351,9 @@ class TrainingRow:
 
 
 @dataclass(frozen=True, slots=True)
-class TrainingBenchmarkPage:
+class TrainingBenchmarkPage(Page):
     """The context of ``training.html`` for one benchmark."""
 
-    title: str
-    """Page title."""
-    generated_at: str
-    """When the report was built, as given."""
-    is_example: bool
-    """True when any result shown is example data."""
     benchmark: str
     """Benchmark name."""
     lines: tuple[TrainingLine, ...]
@@ -373,15 +367,9 @@ class TrainingBenchmarkPage:
 
 
 @dataclass(frozen=True, slots=True)
-class TrainingIndexPage:
+class TrainingIndexPage(Page):
     """The context of ``training_index.html``: every benchmark and the sentences."""
 
-    title: str
-    """Page title."""
-    generated_at: str
-    """When the report was built, as given."""
-    is_example: bool
-    """True when any result shown is example data."""
     lines: tuple[TrainingLine, ...]
     """Gains and scaling, in words."""
     benchmarks: tuple[PageLink, ...]
