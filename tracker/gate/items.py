@@ -119,8 +119,8 @@ STATE_ORDER = {
 
 
 @dataclass(frozen=True, slots=True)
-class GateItem:
-    """One series the gate reports: what it is, the evidence, and how it counts.
+class GateItem(SeriesKey):
+    """One series the gate reports: its labels, what it is, the evidence, and how it counts.
 
     ``delta_pct`` is the raw relative change (+5.0 = 5% higher); ``worse`` says whether
     that is worse for this metric. ``state`` is failing, acknowledged, not gated
@@ -129,12 +129,6 @@ class GateItem:
 
     kind: str
     key: str
-    software: str
-    system: str
-    benchmark: str
-    scenario: str
-    workload: str
-    metric: str
     unit: str
     baseline: str
     candidate: str

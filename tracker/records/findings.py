@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from tracker.records.keys import SeriesKey
+
 if TYPE_CHECKING:
     from tracker.stats import CostEstimate, ThroughputAtTarget
 
@@ -39,20 +41,15 @@ AXIS_STACK = "software_stack"
 
 
 @dataclass(frozen=True, slots=True)
-class SeriesInfo:
-    """What a series key stands for (for findings and the report).
+class SeriesInfo(SeriesKey):
+    """What a series key stands for (for findings and the report): its labels, with the
+    metric's unit and direction.
 
     ``axis`` is ``"version"`` for series across software versions and
     ``"software_stack"`` for configurations of one ``version`` that differ only in
     software; ``system`` is then the platform (submitter, accelerator and counts).
     """
 
-    software: str
-    system: str
-    benchmark: str
-    scenario: str
-    workload: str
-    metric: str
     unit: str
     higher_is_better: bool
     axis: str = AXIS_VERSION

@@ -10,7 +10,7 @@ comparison's) are joined the same way, with parts of their own.
 
 from __future__ import annotations
 
-from dataclasses import astuple, dataclass
+from dataclasses import dataclass
 
 __all__ = ["KEY_SEPARATOR", "SeriesKey", "VersionPair", "join_key", "split_key"]
 
@@ -30,7 +30,12 @@ def split_key(key: str) -> list[str]:
 
 @dataclass(frozen=True, slots=True, order=True)
 class SeriesKey:
-    """The labels that make a series: its identity everywhere in the tracker."""
+    """The labels that make a series: its identity everywhere in the tracker.
+
+    Records that describe a series extend it with what they add (the series' unit and
+    direction: :class:`~tracker.records.findings.SeriesInfo`; the gate's evidence:
+    :class:`~tracker.gate.items.GateItem`).
+    """
 
     software: str
     system: str
@@ -42,7 +47,15 @@ class SeriesKey:
     metric: str
 
     def __str__(self) -> str:
-        return join_key(*astuple(self))
+        return join_key(*self.labels())
+
+    def labels(self) -> tuple[str, str, str, str, str, str]:
+        """The six labels in the key's order (a record that extends the key has more fields)."""
+        return (*self._point(), self.metric)
+
+    def _point(self) -> tuple[str, str, str, str, str]:
+        """The labels of the benchmark point: all but the metric."""
+        return (self.software, self.system, self.benchmark, self.scenario, self.workload)
 
     @classmethod
     def parse(cls, key: str) -> SeriesKey | None:
@@ -55,9 +68,7 @@ class SeriesKey:
 
     def with_metric(self, metric: str) -> SeriesKey:
         """The same point's series of another metric."""
-        return SeriesKey(
-            self.software, self.system, self.benchmark, self.scenario, self.workload, metric
-        )
+        return SeriesKey(*self._point(), metric)
 
 
 @dataclass(frozen=True, slots=True, order=True)
