@@ -554,24 +554,12 @@ _V60_DATACENTER: _Table = {
     "wan-2.2-t2v-a14b": "O SS",
     **_V60_LLM_OPTIONAL,
 }
-_V60_EDGE: _Table = {
-    **dict.fromkeys(("resnet", "yolo-95", "yolo-99"), "SS MS O"),
-    **dict.fromkeys(("bert-99", "bert-99.9", "3d-unet-99", "3d-unet-99.9"), "SS O"),
-    **dict.fromkeys(("llama3.1-8b-edge", "stable-diffusion-xl"), "SS O"),
-    "pointpainting": "SS",
-    "whisper": "O",
-}
+_V60_YOLO: _Table = dict.fromkeys(("yolo-95", "yolo-99"), "SS MS O")
+_V60_EDGE: _Table = {**{k: v for k, v in _V51_EDGE.items() if k != "retinanet"}, **_V60_YOLO}
 _V60_BOTH: _Table = {
-    "resnet": "SS MS O S",
-    "retinanet": "SS O MS S",
-    **dict.fromkeys(("bert-99", "bert-99.9", "3d-unet-99", "3d-unet-99.9"), "SS O"),
-    "llama3.1-8b-edge": "SS O",
-    "stable-diffusion-xl": "SS O S",
-    "mixtral-8x7b": "S O",
-    **dict.fromkeys(("rgat", "whisper"), "O"),
-    "pointpainting": "SS",
+    **{k: v for k, v in _V51_BOTH.items() if not k.startswith("dlrm-v2")},
     "dlrm-v3": "O S",
-    **dict.fromkeys(("yolo-95", "yolo-99"), "SS MS O"),
+    **_V60_YOLO,
     **_V60_LLM_OPTIONAL,
     "qwen3-vl-235b-a22b": "O I S",
 }

@@ -224,6 +224,8 @@ def _row(row: Mapping[str, object], number: int, path: str) -> TableRow:
 
 
 def _text(row: Mapping[str, object], key: str) -> str | None:
+    """The text at ``row[key]`` (a table row or a system description), stripped; ``None``
+    when absent, empty or not a scalar."""
     value = row.get(key)
     if value is None or isinstance(value, dict | list):
         return None
@@ -316,7 +318,7 @@ def parse_system_json(
         raise ParseError(path, "a system description must be a JSON object")
     per_node = _document_count(document, "accelerators_per_node", path)
     nodes = _document_count(document, "number_of_nodes", path)
-    accelerator = clean_accelerator(_document_text(document, "accelerator_model_name"))
+    accelerator = clean_accelerator(_text(document, "accelerator_model_name"))
     record = SystemRecord(
         name=platform,
         submitter=submitter,
@@ -324,26 +326,18 @@ def parse_system_json(
         accelerators_per_node=per_node,
         nodes=nodes,
         accelerators_total=total_accelerators(accelerator, nodes, per_node),
-        host_cpu=_document_text(document, "host_processor_model_name"),
+        host_cpu=_text(document, "host_processor_model_name"),
         division=division,
         availability=_availability(document),
         raw_json=text,
     )
     return SystemDescription(
         record=record,
-        system_name=(_document_text(document, "system_name") or platform),
-        system_type=(_document_text(document, "system_type") or ""),
+        system_name=(_text(document, "system_name") or platform),
+        system_type=(_text(document, "system_type") or ""),
         software_stack=_stack(document),
-        operating_system=_document_text(document, "operating_system"),
+        operating_system=_text(document, "operating_system"),
     )
-
-
-def _document_text(document: Mapping[str, object], key: str) -> str | None:
-    value = document.get(key)
-    if value is None or isinstance(value, dict | list):
-        return None
-    text = str(value).strip()
-    return text or None
 
 
 def _document_count(document: Mapping[str, object], key: str, path: str) -> int | None:
@@ -388,14 +382,14 @@ def total_accelerators(
 
 
 def _availability(document: Mapping[str, object]) -> str | None:
-    status = _document_text(document, "status")
+    status = _text(document, "status")
     if status is None:
         return None
     return _AVAILABILITY.get(status.lower(), status.lower())
 
 
 def _stack(document: Mapping[str, object]) -> str | None:
-    parts = [_document_text(document, "framework")]
+    parts = [_text(document, "framework")]
     other = document.get("other_software_stack")
     if isinstance(other, dict):
         parts.append(", ".join(f"{key} {value}" for key, value in other.items()))
