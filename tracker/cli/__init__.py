@@ -6,8 +6,8 @@ stderr), and any unexpected error (``--debug`` shows its traceback); 3 only for
 ``gate --strict`` when the worst result is suspect; 130 after Ctrl-C.
 
 One module per command group: :mod:`tracker.cli.ingest` (ingest, pull),
-:mod:`tracker.cli.db` (db, export), :mod:`tracker.cli.analyze` (analyze, findings),
-:mod:`tracker.cli.report` (report), :mod:`tracker.cli.gate` (gate),
+:mod:`tracker.cli.db` (db, export), :mod:`tracker.cli.analyze` (analyze, findings,
+report), :mod:`tracker.cli.gate` (gate),
 :mod:`tracker.cli.demo` (demo) and :mod:`tracker.cli.platforms` (compare, systems);
 :mod:`tracker.cli.common` holds what they share (errors, the store, output files,
 progress). This module defines the group, and :func:`main`, the ``tracker`` console script.
@@ -20,7 +20,7 @@ import gc
 import click
 
 from tracker import __version__
-from tracker.cli import analyze, db, demo, gate, ingest, platforms, report
+from tracker.cli import analyze, db, demo, gate, ingest, platforms
 from tracker.cli.common import (
     DEBUG,
     DEFAULT_DATABASE_URL,
@@ -71,7 +71,7 @@ for _command in (
     db.export,
     analyze.analyze,
     analyze.findings,
-    report.report,
+    analyze.report,
     gate.gate,
     demo.demo,
     platforms.systems,

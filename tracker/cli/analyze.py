@@ -7,46 +7,87 @@ commands, so that ``tracker ingest`` and ``--help`` start fast.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, TypeVar
 
 import click
 
 from tracker.cli.common import (
     analysis_lines,
+    count_bar,
     database_target,
     echo_label,
+    now,
     open_store,
     refuse_database_overlap,
+    writing_into,
 )
+from tracker.cli.options import format_option
 from tracker.errors import ConfigError
 from tracker.records.findings import FINDING_STATUSES
 from tracker.text_safety import terminal_text
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 MAX_FINDING_ID = 2**63 - 1
 """The largest id a database row can have (SQLite and PostgreSQL BIGINT)."""
 
 
+def _settings_options(*, analyze: bool) -> Callable[[F], F]:
+    """The options of the analysis settings (interactivity target, price book, efficiency
+    floor): ``tracker analyze`` sets them, with their defaults; ``tracker report``
+    overrides those of the latest stored analysis."""
+    latest = "the latest `tracker analyze`'s"
+    options = (
+        click.option(
+            "--target-tokens-per-s-per-user",
+            "target",
+            type=click.FloatRange(min=0.0, min_open=True),
+            default=50.0 if analyze else None,
+            show_default=analyze,
+            help="Interactivity target where sweeps are read (50 tokens/s/user = 20 ms per token)."
+            if analyze
+            else f"Interactivity target [default: {latest}, else 50].",
+        ),
+        click.option(
+            "--price-book",
+            type=click.Path(exists=True, dir_okay=False, path_type=Path),
+            help='TOML file of accelerator model = $/hour (e.g. "NVIDIA B200-SXM-180GB" = 6.25).'
+            if analyze
+            else f"TOML file of accelerator model = $/hour [default: {latest}].",
+        ),
+        click.option(
+            "--efficiency-floor",
+            type=click.FloatRange(min=0.0, max=1.0, min_open=True),
+            default=0.90 if analyze else None,
+            show_default=analyze,
+            help="Scaling efficiency below this is a finding."
+            if analyze
+            else f"Scaling efficiency floor [default: {latest}, else 0.9].",
+        ),
+    )
+
+    def with_options(command: F) -> F:
+        for option in reversed(options):
+            command = option(command)
+        return command
+
+    return with_options
+
+
+def _price_book(path: Path | None) -> dict[str, float] | None:
+    """The price book of ``--price-book``, if given."""
+    from tracker.analyze.settings import read_settings_file
+    from tracker.stats import parse_price_book
+
+    if path is None:
+        return None
+    return parse_price_book(read_settings_file(path, "price book"), source=str(path))
+
+
 @click.command()
-@click.option(
-    "--target-tokens-per-s-per-user",
-    "target",
-    type=click.FloatRange(min=0.0, min_open=True),
-    default=50.0,
-    show_default=True,
-    help="Interactivity target where sweeps are read (50 tokens/s/user = 20 ms per token).",
-)
-@click.option(
-    "--price-book",
-    type=click.Path(exists=True, dir_okay=False, path_type=Path),
-    help='TOML file of accelerator model = $/hour (e.g. "NVIDIA B200-SXM-180GB" = 6.25).',
-)
-@click.option(
-    "--efficiency-floor",
-    type=click.FloatRange(min=0.0, max=1.0, min_open=True),
-    default=0.90,
-    show_default=True,
-    help="Scaling efficiency below this is a finding.",
-)
+@_settings_options(analyze=True)
 @click.pass_context
 def analyze(
     ctx: click.Context, target: float, price_book: Path | None, efficiency_floor: float
@@ -64,15 +105,10 @@ def analyze(
         tracker analyze --target-tokens-per-s-per-user 30 --price-book prices.toml
     """
     from tracker.analyze.run import run_analysis
-    from tracker.analyze.settings import AnalysisSettings, read_settings_file
+    from tracker.analyze.settings import AnalysisSettings
     from tracker.analyze.summary import summary_lines
-    from tracker.stats import parse_price_book
 
-    book = None
-    if price_book is not None:
-        book = parse_price_book(
-            read_settings_file(price_book, "price book"), source=str(price_book)
-        )
+    book = _price_book(price_book)
     settings = AnalysisSettings(
         target_tokens_per_s_per_user=target, efficiency_floor=efficiency_floor
     )
@@ -91,13 +127,7 @@ def analyze(
     show_default=True,
     help="Only findings with this triage state.",
 )
-@click.option(
-    "--format",
-    "output_format",
-    type=click.Choice(["text", "json"]),
-    default="text",
-    show_default=True,
-)
+@format_option("text", "json")
 @click.pass_context
 def findings(ctx: click.Context, status: str, output_format: str) -> None:
     """List the stored findings with their evidence and triage state.
@@ -195,3 +225,58 @@ def findings_set_status(
             f"Appended to {acknowledgements_file} ({total} entries now): commit it; "
             f"the gate reads it through the policy's acknowledgements key"
         )
+
+
+@click.command()
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    required=True,
+    help="Folder to write the static site into: a new or empty one, or one the tracker made.",
+)
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Write into a non-empty folder the tracker did not make; files of yours there are "
+    "kept, and one where the report writes a file stops it.",
+)
+@_settings_options(analyze=False)
+@click.pass_context
+def report(
+    ctx: click.Context,
+    out: Path,
+    force: bool,
+    target: float | None,
+    price_book: Path | None,
+    efficiency_floor: float | None,
+) -> None:
+    """Render the static HTML report (works from file://, no network needed).
+
+    The pages use the settings of the latest stored analysis (interactivity
+    target, efficiency floor, price book), or the defaults when none is stored;
+    the options override them, and the pages name the settings they used.
+
+    --out belongs to the tracker once it made it (its .report-files marker lists
+    what it wrote); a non-empty folder without that marker is refused unless
+    --force. A render replaces or removes only files it wrote that are unchanged
+    since, never the database nor anything outside --out.
+
+    \b
+    Example:
+        tracker report --out site/ && python -m http.server -d site
+        tracker report --out site/ --target-tokens-per-s-per-user 30 --price-book prices.toml
+    """
+    from tracker.analyze.settings import ReportOverrides, report_settings, settings_line
+    from tracker.report.publish import publish_report
+
+    refuse_database_overlap(database_target(ctx), out, folder=True)
+    book = _price_book(price_book)
+    overrides = ReportOverrides(target, efficiency_floor, book, str(price_book or ""))
+    with open_store(ctx, reads_only=True) as store:
+        chosen = report_settings(store.latest_analysis_settings(), overrides)
+        echo_label(settings_line(chosen))
+        with count_bar("report: analysing") as progress, writing_into(out):
+            index = publish_report(
+                store, out, generated_at=now(), overrides=overrides, on_page=progress, force=force
+            )
+    echo_label(f"Report: {index}")

@@ -22,6 +22,7 @@ from tracker.cli.common import (
     open_store,
     refuse_database_overlap,
 )
+from tracker.cli.options import format_option
 from tracker.records.results import ExportRow
 from tracker.text_safety import csv_cell
 
@@ -77,13 +78,7 @@ def db_current(ctx: click.Context) -> None:
 
 
 @click.command()
-@click.option(
-    "--format",
-    "output_format",
-    type=click.Choice(["json", "csv"]),
-    default="json",
-    show_default=True,
-)
+@format_option("json", "csv")
 @click.option(
     "--out",
     type=click.Path(dir_okay=False, allow_dash=True, path_type=Path),

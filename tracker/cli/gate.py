@@ -19,6 +19,7 @@ from rich.table import Table
 from rich.text import Text
 
 from tracker.cli.common import echo_label, open_store
+from tracker.cli.options import format_option
 from tracker.errors import ConfigError
 from tracker.text_safety import is_safe_link, terminal_text
 
@@ -36,13 +37,7 @@ if TYPE_CHECKING:
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     help="TOML policy: floors and q per pattern, target, failing kinds, acknowledgements file.",
 )
-@click.option(
-    "--format",
-    "output_format",
-    type=click.Choice(["text", "markdown", "json"]),
-    default="text",
-    show_default=True,
-)
+@format_option("text", "markdown", "json")
 @click.option(
     "--strict", is_flag=True, help="Exit 3 when the worst result is suspect or inconclusive."
 )

@@ -30,6 +30,15 @@ if TYPE_CHECKING:
 MAX_ACCELERATORS = 1_000_000
 """The most accelerators ``--accelerators`` accepts (more than any system has)."""
 
+_REPLACE_OPTION = click.option(
+    "--replace",
+    "replace_differing",
+    is_flag=True,
+    help="Stored results the source now disagrees with (an upstream correction) take its "
+    "values; the old ones are kept in each result's history.",
+)
+"""``--replace``, of ``ingest`` and ``pull``."""
+
 
 @click.command()
 @click.argument("sources", nargs=-1, required=True)
@@ -50,13 +59,7 @@ MAX_ACCELERATORS = 1_000_000
 )
 @click.option("--benchmark", help="Benchmark or workload, for files that do not name one.")
 @click.option("--strict", is_flag=True, help="Store nothing of a source that has a bad file.")
-@click.option(
-    "--replace",
-    "replace_differing",
-    is_flag=True,
-    help="Stored results the source now disagrees with (an upstream correction) take its "
-    "values; the old ones are kept in each result's history.",
-)
+@_REPLACE_OPTION
 @click.option(
     "--jobs",
     type=click.IntRange(min=1),
@@ -220,13 +223,7 @@ def _echo_totals(outcomes: list[SourceOutcome]) -> None:
     help="Where the mlcommons/{inference,training}_results_vX.Y repositories are served.",
 )
 @click.option("--strict", is_flag=True, help="Store nothing of the round if a file is bad.")
-@click.option(
-    "--replace",
-    "replace_differing",
-    is_flag=True,
-    help="Stored results the source now disagrees with (an upstream correction) take its "
-    "values; the old ones are kept in each result's history.",
-)
+@_REPLACE_OPTION
 @click.pass_context
 def pull(
     ctx: click.Context,
