@@ -9,7 +9,16 @@ from typing import Any
 
 
 def field_docs(cls: type[Any]) -> dict[str, str]:
-    """Each field of ``cls`` (a class defined in a module) → its docstring ("" for none)."""
+    """Each field of ``cls`` (a class defined in a module) → its docstring ("" for none);
+    the fields it inherits are documented where they are declared, in its bases."""
+    docs: dict[str, str] = {}
+    for declaring in reversed(cls.__mro__):
+        if declaring is not object:
+            docs.update(_own_field_docs(declaring))
+    return docs
+
+
+def _own_field_docs(cls: type[Any]) -> dict[str, str]:
     tree = ast.parse(textwrap.dedent(inspect.getsource(cls)))
     (node,) = (n for n in tree.body if isinstance(n, ast.ClassDef))
     docs: dict[str, str] = {}

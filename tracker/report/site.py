@@ -137,7 +137,7 @@ def _compare_pass(
         scaling = pair_findings(pair, findings)
         summary = pair_summary(pair, rows, scaling)
         pages = build_compare_pages(
-            pair,
+            summary,
             rows,
             generated_at=generated_at,
             is_example=is_example,

@@ -124,45 +124,6 @@ class CompareRow:
 
 
 @dataclass(frozen=True, slots=True)
-class ComparePage(Page):
-    """The context of ``compare.html``: one software, baseline → candidate (the title names
-    the software and the version pair)."""
-
-    software: str
-    """Software name."""
-    baseline: str
-    """Baseline version."""
-    candidate: str
-    """Candidate version."""
-    is_latest: bool
-    """The newest consecutive pair of the software."""
-    is_baseline: bool
-    """The newest version against the first."""
-    family_size: int
-    """p-values in the page's BH family."""
-    q_level: float
-    """q below which a change is confirmed."""
-    headline: str
-    """The pair in one sentence, as on the overview."""
-    counts: tuple[VerdictCount, ...]
-    """Series per verdict."""
-    target_issues: tuple[VerdictCount, ...]
-    """Issues at the interactivity target per verdict (none: empty)."""
-    scaling: tuple[FindingIssue, ...]
-    """Scaling warnings of the candidate (not fixed): one per group, step."""
-    issues: tuple[VerdictCount, ...]
-    """Issues per verdict: the series that share a cause counted once."""
-    series: int
-    """Series compared (all in comparisons.csv)."""
-    unchanged: int
-    """Series with no change: counted, not listed."""
-    pager: Pager
-    """This page among the pair's pages."""
-    rows: tuple[CompareRow, ...]
-    """The page's series, worst first (over the pages: all but no change)."""
-
-
-@dataclass(frozen=True, slots=True)
 class PairSummary:
     """One compared pair as report.json lists it: its counts and pages, not its rows."""
 
@@ -198,6 +159,28 @@ class PairSummary:
     """Series listed on its pages (all but no change)."""
     pages: tuple[str, ...]
     """Its pages, first to last."""
+
+    @property
+    def unchanged(self) -> int:
+        """Series with no change: counted, not listed."""
+        return self.rows - self.listed
+
+
+@dataclass(frozen=True, slots=True)
+class ComparePage(Page):
+    """The context of ``compare.html``: one page of one compared pair (the title names the
+    software and the version pair)."""
+
+    pair: PairSummary
+    """The pair: its versions, counts and pages."""
+    headline: str
+    """The pair in one sentence, as on the overview."""
+    scaling: tuple[FindingIssue, ...]
+    """Scaling warnings of the candidate (not fixed): one per group, step."""
+    pager: Pager
+    """This page among the pair's pages."""
+    rows: tuple[CompareRow, ...]
+    """The page's series, worst first (over the pages: all but no change)."""
 
 
 def _finite(value: float | None) -> float | None:
@@ -310,7 +293,7 @@ def _listed(rows: Sequence[CompareRow]) -> list[CompareRow]:
 
 
 def build_compare_pages(
-    pair: PairRun,
+    pair: PairSummary,
     rows: Sequence[CompareRow],
     *,
     generated_at: str,
@@ -318,36 +301,20 @@ def build_compare_pages(
     scaling: Sequence[FindingRow] = (),
     headline: str = "",
 ) -> Iterator[tuple[str, ComparePage]]:
-    """(path, context) of each page of one compared pair (``rows``: every series,
-    ``scaling``: its scaling findings, :func:`pair_findings`; ``headline``: its sentence,
-    :func:`~tracker.report.pages.overview.pair_headline`)."""
-    targets = _target_issues(pair, rows)
-    first = compare_href(pair.software, pair.baseline, pair.candidate)
-    counts = _counts(pair)
-    issues = _issue_counts(_issues(pair, rows))
+    """(path, context) of each page of one compared pair (:func:`pair_summary`; ``rows``:
+    every series, ``scaling``: its scaling findings, :func:`pair_findings`; ``headline``:
+    its sentence, :func:`~tracker.report.pages.overview.pair_headline`)."""
     warnings = scaling_issues(scaling)
-    listed = _listed(rows)
-    for href, pager, chunk in paginate(listed, first):
+    for href, pager, chunk in paginate(_listed(rows), pair.pages[0]):
         yield (
             href,
             ComparePage(
-                title=f"{pair.software}: {pair.baseline} → {pair.candidate}",
+                title=pair.title,
                 generated_at=generated_at,
                 is_example=is_example,
-                software=pair.software,
-                baseline=pair.baseline,
-                candidate=pair.candidate,
-                is_latest=pair.is_latest,
-                is_baseline=pair.is_baseline,
-                family_size=pair.run.family_size,
-                q_level=pair.run.q_level,
+                pair=pair,
                 headline=headline,
-                counts=counts,
-                target_issues=targets,
                 scaling=warnings,
-                issues=issues,
-                series=len(rows),
-                unchanged=len(rows) - len(listed),
                 pager=pager,
                 rows=tuple(chunk),
             ),
