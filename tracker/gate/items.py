@@ -166,14 +166,9 @@ def item_state(verdict: Verdict, kind: str, policy: GatePolicy, ack: Acknowledge
 def base_item(info: SeriesInfo, key: str, kind: str, pair: VersionPair) -> GateItem:
     """An item of series ``key`` with its labels and versions, before its evidence."""
     return GateItem(
+        *info.labels(),
         kind=kind,
         key=key,
-        software=info.software,
-        system=info.system,
-        benchmark=info.benchmark,
-        scenario=info.scenario,
-        workload=info.workload,
-        metric=info.metric,
         unit=info.unit,
         baseline=pair.baseline,
         candidate=pair.candidate,

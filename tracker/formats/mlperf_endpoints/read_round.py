@@ -29,13 +29,12 @@ from tracker.formats.mlperf_endpoints.parse_result import (
     parse_endpoints_result,
 )
 from tracker.formats.mlperf_inference.parse import (
-    canonical_benchmark,
     mlperf_model,
     scenario_reasons,
     spelling_extra,
 )
 from tracker.formats.mlperf_inference.parse_table import SystemDescription, TableRow
-from tracker.formats.mlperf_inference.read_tree import ResultFolder, RoundFiles, sample_id, software
+from tracker.formats.mlperf_inference.read_tree import ResultFolder, RoundFiles, folder_result
 from tracker.formats.parse_json import check_nesting
 from tracker.records.results import ExtraValue, ResultRecord
 from tracker.sources.tree import SourceTree
@@ -130,23 +129,15 @@ def endpoints_result(
             division=folder.division,
         )
     )
-    if reasons:
-        extra["invalid_reason"] = "; ".join(reasons)
-    return ResultRecord(
-        system=system.record,
-        software=software(round_label),
-        benchmark=canonical_benchmark(folder.benchmark),
-        scenario=folder.scenario,
-        metric=parsed.metric,
-        value=parsed.value,
-        is_valid=not reasons,
-        artifact_path=summary_path,
-        artifact_sha256=artifact.sha256,
-        location=folder.path,
-        round=round_label,
-        software_stack=system.software_stack,
-        extra=dict(sorted(extra.items())),
-        sample_id=sample_id(folder.path),
+    return folder_result(
+        folder,
+        system,
+        artifact,
+        parsed.metric,
+        parsed.value,
+        round_label=round_label,
+        reasons=reasons,
+        extra=extra,
     )
 
 

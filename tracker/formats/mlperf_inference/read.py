@@ -78,6 +78,7 @@ from tracker.formats.mlperf_inference.read_tree import (
     RoundFiles,
     SubmitterTree,
     cross_check_notes,
+    folder_result,
     is_round_tree,
     mark_twins,
     normalize_round,
@@ -219,8 +220,6 @@ class Assembler:
         self.tree = tree
         self.files = files
         self.round = round_label
-        self.software = software(round_label)
-        """The software of every result (the round), one record shared by all."""
         self.rows = rows
         self.strict = strict
         self.disagreements: list[str] = []
@@ -269,29 +268,20 @@ class Assembler:
         )
         if self.strict and rejected:
             raise ParseError(shown, f"the submission checker rejects it: {'; '.join(rejected)}")
-        reasons = primary.invalid_reasons + tuple(rejected)
         extra = self._extra(folder, system, log, primary, model, shown)
-        if reasons:
-            extra["invalid_reason"] = "; ".join(reasons)
         artifact = self.tree.artifact(log_path)
         if artifact is None:
             raise _DependencyFailed(log_path)
-        return ResultRecord(
-            system=system.record,
-            software=self.software,
-            benchmark=canonical_benchmark(folder.benchmark),
-            scenario=folder.scenario,
-            metric=primary.metric,
-            value=primary.value,
-            is_valid=not reasons,
-            artifact_path=log_path,
-            artifact_sha256=artifact.sha256,
+        return folder_result(
+            folder,
+            system,
+            artifact,
+            primary.metric,
+            primary.value,
+            round_label=self.round,
+            reasons=primary.invalid_reasons + tuple(rejected),
+            extra=extra,
             line=primary.line,
-            location=folder.path,
-            round=self.round,
-            software_stack=system.software_stack,
-            extra=dict(sorted(extra.items())),
-            sample_id=sample_id(folder.path),
         )
 
     def _system(self, sub: SubmitterTree, folder: ResultFolder) -> SystemDescription:

@@ -42,10 +42,11 @@ import json
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import cache
 
 from tracker.errors import ConfigError, ParseError
 from tracker.formats.loadgen.parse import DETAIL_LOG_NAME, SUMMARY_LOG_NAME, Entry, parse_detail_log
-from tracker.formats.mlperf_inference.parse import folder_scenario
+from tracker.formats.mlperf_inference.parse import canonical_benchmark, folder_scenario
 from tracker.formats.mlperf_inference.parse_logs import (
     keep_detail_key,
     parse_power_samples,
@@ -60,7 +61,14 @@ from tracker.formats.mlperf_inference.parse_table import (
     parse_system_json,
 )
 from tracker.formats.reader import ProgressCallback
-from tracker.records.results import ExtraValue, ResultRecord, SoftwareRecord, SourceSpec
+from tracker.records.results import (
+    ArtifactRecord,
+    ExtraValue,
+    MetricRecord,
+    ResultRecord,
+    SoftwareRecord,
+    SourceSpec,
+)
 from tracker.sources.tree import SourceTree
 
 __all__ = [
@@ -73,6 +81,7 @@ __all__ = [
     "SubmitterTree",
     "TABLE_NAMES",
     "cross_check_notes",
+    "folder_result",
     "is_round_tree",
     "mark_twins",
     "normalize_round",
@@ -326,6 +335,41 @@ def sample_id(location: str) -> str:
     return f"{SOFTWARE}:{location}"
 
 
+def folder_result(
+    folder: ResultFolder,
+    system: SystemDescription,
+    artifact: ArtifactRecord,
+    metric: MetricRecord,
+    value: float,
+    *,
+    round_label: str,
+    reasons: Sequence[str],
+    extra: Mapping[str, ExtraValue],
+    line: int | None = None,
+) -> ResultRecord:
+    """The result a round publishes for one result folder (read from ``artifact``, a LoadGen
+    log or an Endpoints summary): labelled by the tree, valid unless ``reasons`` say why
+    not, one sample per round and location."""
+    why = {"invalid_reason": "; ".join(reasons)} if reasons else {}
+    return ResultRecord(
+        system=system.record,
+        software=software(round_label),
+        benchmark=canonical_benchmark(folder.benchmark),
+        scenario=folder.scenario,
+        metric=metric,
+        value=value,
+        is_valid=not reasons,
+        artifact_path=artifact.path,
+        artifact_sha256=artifact.sha256,
+        line=line,
+        location=folder.path,
+        round=round_label,
+        software_stack=system.software_stack,
+        extra=dict(sorted({**extra, **why}.items())),
+        sample_id=sample_id(folder.path),
+    )
+
+
 def normalize_round(label: str) -> str:
     """``"5.1"`` → ``"v5.1"``; other labels are kept as given."""
     label = label.strip()
@@ -392,8 +436,10 @@ def _with_extra(result: ResultRecord, extra: Mapping[str, ExtraValue]) -> Result
     return replace(result, extra=dict(sorted(extra.items())))
 
 
+@cache
 def software(round_label: str) -> SoftwareRecord:
-    """The software version of a published result: the round."""
+    """The software version of a published result: the round (one record shared by all its
+    results)."""
     return SoftwareRecord(software=SOFTWARE, version=round_label)
 
 
