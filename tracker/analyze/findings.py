@@ -88,18 +88,33 @@ def _json(value: Any) -> Any:
 
 
 def _labels(info: SeriesInfo) -> dict[str, Any]:
-    return {
-        "software": info.software,
-        "system": info.system,
-        "benchmark": info.benchmark,
-        "scenario": info.scenario,
-        "workload": info.workload,
-        "metric": info.metric,
-        "unit": info.unit,
-        "higher_is_better": info.higher_is_better,
-        "axis": info.axis,
-        "version": info.version,
-    }
+    """What the evidence says of the series: every field of its :class:`SeriesInfo`."""
+    return asdict(info)
+
+
+def _annotation(
+    kind: str,
+    method: str,
+    key: str,
+    info: SeriesInfo,
+    evidence: Mapping[str, Any],
+    change_pct: float | None,
+    *identity: object,
+) -> FindingRecord:
+    """A finding that annotates series ``key`` (a change point, a drift; not part of a BH
+    family): its versions are the ``evidence``'s baseline and candidate; ``identity``
+    tells it apart from the series' other findings of its kind across runs."""
+    return FindingRecord(
+        fingerprint=fingerprint(kind, key, *identity),
+        kind=kind,
+        series_key=key,
+        method=method,
+        software=info.software,
+        baseline_version=evidence["baseline"],
+        candidate_version=evidence["candidate"],
+        change_pct=_json(change_pct),
+        evidence=_json({**_labels(info), **evidence}),
+    )
 
 
 def _sided(p_value: float | None, g: float | None) -> str | None:
@@ -181,7 +196,6 @@ def change_point_findings(
         info = infos[result.key]
         for cp in result.change_points:
             evidence = {
-                **_labels(info),
                 "baseline": cp.version_before,
                 "candidate": cp.version_after,
                 "direction": "worse" if cp.is_regression else "better",
@@ -193,19 +207,11 @@ def change_point_findings(
                 "n_points": result.n_points,
                 "spikes": list(result.spikes),
             }
+            versions = (cp.version_before, cp.version_after)
+            method = "e_divisive_means"
             out.append(
-                FindingRecord(
-                    fingerprint=fingerprint(
-                        KIND_CHANGE_POINT, result.key, cp.version_before, cp.version_after
-                    ),
-                    kind=KIND_CHANGE_POINT,
-                    series_key=result.key,
-                    method="e_divisive_means",
-                    software=info.software,
-                    baseline_version=cp.version_before,
-                    candidate_version=cp.version_after,
-                    change_pct=_json(cp.delta_pct),
-                    evidence=_json(evidence),
+                _annotation(
+                    KIND_CHANGE_POINT, method, result.key, info, evidence, cp.delta_pct, *versions
                 )
             )
     return out
@@ -228,7 +234,6 @@ def drift_findings(
             f"{d.version_start} ({d.total_pct:+.1f}% over {d.span} versions)"
         )
         evidence = {
-            **_labels(info),
             "baseline": d.version_start,
             "candidate": d.version_end,
             "direction": side,
@@ -241,19 +246,8 @@ def drift_findings(
             "n_points": result.n_points,
             "note": message,
         }
-        out.append(
-            FindingRecord(
-                fingerprint=fingerprint(KIND_DRIFT, result.key, side),
-                kind=KIND_DRIFT,
-                series_key=result.key,
-                method="mann_kendall_theil_sen",
-                software=info.software,
-                baseline_version=d.version_start,
-                candidate_version=d.version_end,
-                change_pct=_json(d.total_pct),
-                evidence=_json(evidence),
-            )
-        )
+        method = "mann_kendall_theil_sen"
+        out.append(_annotation(KIND_DRIFT, method, result.key, info, evidence, d.total_pct, side))
     return out
 
 
