@@ -8,7 +8,8 @@ The URL is parsed once, by :mod:`tracker.store.target`; here:
   SQLite connections get foreign keys, the write-ahead log and full sync, and
   write transactions (:func:`writing`) begin IMMEDIATE;
 * :func:`conflict` and :func:`retry_delay`: which errors a concurrent writer
-  causes, and how long to wait before running the transaction again.
+  causes, and how long to wait before running the transaction again;
+  :func:`retried_transaction` runs a write transaction with those retries.
 """
 
 from __future__ import annotations
@@ -17,11 +18,14 @@ import logging
 import random
 import re
 import sqlite3
+import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import URL, Connection, Engine, create_engine, event
-from sqlalchemy.exc import DBAPIError
+from sqlalchemy.exc import DBAPIError, SQLAlchemyError
+from sqlalchemy.orm import Session
 
 from tracker.errors import StoreError, without_sql
 from tracker.store.target import NEXT_STEP, DatabaseURL, cannot_write
@@ -36,6 +40,7 @@ __all__ = [
     "read_only_connection",
     "reason_of",
     "refuse_missing_folder",
+    "retried_transaction",
     "retry_delay",
     "sqlalchemy_url",
     "writing",
@@ -279,3 +284,32 @@ def retry_delay(retry: int) -> float:
     """Seconds to wait before try ``retry + 2``: doubling from the first wait, with jitter."""
     first, longest = _RETRY_DELAY_S
     return min(longest, first * 2.0**retry) * random.uniform(0.5, 1.5)
+
+
+T = TypeVar("T")
+
+
+def retried_transaction(
+    engine: Engine,
+    work: Callable[[Session], T],
+    failed: Callable[[SQLAlchemyError, str | None], StoreError],
+) -> tuple[T, int]:
+    """What ``work`` returns, run in one write transaction, and how many times it was run
+    again after a conflict with a concurrent writer (at most :data:`SAVE_ATTEMPTS` tries).
+
+    Any other database error, or a conflict on the last try, raises ``failed(error,
+    cause)``: ``cause`` names the conflict (:func:`conflict`), ``None`` for another error.
+    """
+    retry = 0
+    while True:
+        try:
+            with Session(writing(engine)) as session, session.begin():
+                return work(session), retry
+        except DBAPIError as error:
+            cause = conflict(error)
+            if cause is None or retry + 1 == SAVE_ATTEMPTS:
+                raise failed(error, cause) from None
+        except SQLAlchemyError as error:
+            raise failed(error, None) from None
+        time.sleep(retry_delay(retry))
+        retry += 1

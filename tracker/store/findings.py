@@ -23,13 +23,12 @@ when its findings are; :func:`latest_run` reads the newest back for the report.
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import Engine, select
-from sqlalchemy.exc import DBAPIError, SQLAlchemyError
+from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session
 from sqlmodel import col
 
@@ -41,7 +40,7 @@ from tracker.records.findings import (
     FindingsSaved,
     StoredFinding,
 )
-from tracker.store.engine import SAVE_ATTEMPTS, conflict, reason_of, retry_delay, writing
+from tracker.store.engine import reason_of, retried_transaction, writing
 from tracker.store.models import AnalysisRun, Finding, SoftwareVersion
 
 __all__ = ["add_run", "latest_run", "list_findings", "save_findings", "set_finding_status"]
@@ -116,25 +115,17 @@ def save_findings(
     were read (and locked) and before anything is written. ``settings``, when
     given, are stored as the run's (:mod:`tracker.store.findings`) in the same transaction.
     """
-    retry = 0
-    while True:
-        try:
-            with Session(writing(engine)) as session, session.begin():
-                saved = _save_findings(session, findings, analysed_at, evaluated)
-                if settings is not None:
-                    add_run(session, settings, analysed_at, len({f.fingerprint for f in findings}))
-                return saved
-        except DBAPIError as error:
-            if conflict(error) is None or retry + 1 == SAVE_ATTEMPTS:
-                raise StoreError(
-                    f"could not store the findings: {reason_of(error)}; nothing changed"
-                ) from None
-        except SQLAlchemyError as error:
-            raise StoreError(
-                f"could not store the findings: {reason_of(error)}; nothing changed"
-            ) from None
-        time.sleep(retry_delay(retry))
-        retry += 1
+
+    def save(session: Session) -> FindingsSaved:
+        saved = _save_findings(session, findings, analysed_at, evaluated)
+        if settings is not None:
+            add_run(session, settings, analysed_at, len({f.fingerprint for f in findings}))
+        return saved
+
+    def failed(error: SQLAlchemyError, _cause: str | None) -> StoreError:
+        return StoreError(f"could not store the findings: {reason_of(error)}; nothing changed")
+
+    return retried_transaction(engine, save, failed)[0]
 
 
 def list_findings(engine: Engine, status: str | None) -> list[StoredFinding]:

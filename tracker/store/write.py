@@ -25,14 +25,13 @@ results table after its logs) is the same value within
 from __future__ import annotations
 
 import operator
-import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any, cast
 
 from sqlalchemy import Engine, Table, insert, inspect, select, update
-from sqlalchemy.exc import DBAPIError, SQLAlchemyError
+from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session
 from sqlmodel import col
 
@@ -46,7 +45,7 @@ from tracker.records.results import (
     SourceRecord,
     SystemRecord,
 )
-from tracker.store.engine import SAVE_ATTEMPTS, conflict, reason_of, retry_delay, writing
+from tracker.store.engine import SAVE_ATTEMPTS, reason_of, retried_transaction
 from tracker.store.models import (
     Artifact,
     Benchmark,
@@ -251,31 +250,23 @@ def save_source(
 
     See :meth:`tracker.store.facade.Store.save_source`.
     """
-    retry = 0
-    while True:
-        try:
-            with Session(writing(engine)) as session, session.begin():
-                outcome = _Writer(session).save(source, results, replace_differing)
-            return replace(outcome, retries=retry)
-        except DBAPIError as error:
-            cause = conflict(error)
-            if cause is None:
-                raise StoreError(
-                    f"could not store {source.location}: {reason_of(error)}; nothing of it "
-                    "was stored"
-                ) from None
-            if retry + 1 == SAVE_ATTEMPTS:
-                raise StoreError(
-                    f"could not store {source.location}: {cause} made each of "
-                    f"{SAVE_ATTEMPTS} tries fail ({reason_of(error)}); nothing of it was stored; "
-                    "run the ingest again"
-                ) from None
-        except SQLAlchemyError as error:
-            raise StoreError(
+
+    def save(session: Session) -> SaveOutcome:
+        return _Writer(session).save(source, results, replace_differing)
+
+    def failed(error: SQLAlchemyError, cause: str | None) -> StoreError:
+        if cause is None:
+            return StoreError(
                 f"could not store {source.location}: {reason_of(error)}; nothing of it was stored"
-            ) from None
-        time.sleep(retry_delay(retry))
-        retry += 1
+            )
+        return StoreError(
+            f"could not store {source.location}: {cause} made each of "
+            f"{SAVE_ATTEMPTS} tries fail ({reason_of(error)}); nothing of it was stored; "
+            "run the ingest again"
+        )
+
+    outcome, retries = retried_transaction(engine, save, failed)
+    return replace(outcome, retries=retries)
 
 
 class _Writer:
