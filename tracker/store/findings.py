@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from dataclasses import fields
 from datetime import UTC, datetime
 from typing import Any
 
@@ -226,23 +227,22 @@ def _save_findings(
     return FindingsSaved(**counts)
 
 
+_COLUMNS = {f.name for f in fields(StoredFinding)} - {
+    "baseline_version",
+    "candidate_version",
+    "evidence",
+}
+"""The fields of a stored finding that are its row's columns, as stored."""
+
+
 def _stored_finding(row: Finding) -> StoredFinding:
+    """The row's columns, with the versions its evidence names."""
     assert row.id is not None
     evidence = dict(row.evidence)
     baseline, candidate = evidence.get("baseline"), evidence.get("candidate")
     return StoredFinding(
-        id=row.id,
-        fingerprint=row.fingerprint,
-        kind=row.kind,
-        series_key=row.series_key,
-        method=row.method,
+        **row.model_dump(include=_COLUMNS),
         baseline_version=baseline if isinstance(baseline, str) else None,
         candidate_version=candidate if isinstance(candidate, str) else None,
-        change_pct=row.change_pct,
         evidence=evidence,
-        status=row.status,
-        status_note=row.status_note,
-        is_current=row.is_current,
-        created_at=row.created_at,
-        updated_at=row.updated_at,
     )
