@@ -30,7 +30,7 @@ from types import TracebackType
 from typing import Any
 
 from tracker.report.common import FindingRow, SystemNames
-from tracker.report.context import PageCounts, SeriesTable
+from tracker.report.context import PageCounts, SeriesRow, SeriesTable
 from tracker.report.filters import evidence_json
 from tracker.report.pages.compare import CompareRow, PairSummary
 from tracker.text_safety import csv_cell
@@ -54,9 +54,7 @@ _LEFT_OUT = frozenset(
 """Fields report.json leaves out: chart specs, evidence (in findings.csv), page chrome and
 when the stored analysis ran (the same results give the same report.json)."""
 
-RESULTS_HEADER = (
-    "software",
-    "version",
+_SERIES_COLUMNS = (
     "system",
     "submitter",
     "benchmark",
@@ -65,6 +63,15 @@ RESULTS_HEADER = (
     "metric",
     "unit",
     "higher_is_better",
+)
+"""What names a series in ``results.csv`` and ``comparisons.csv`` (:func:`_series_cells`)."""
+_TEST_COLUMNS = ("ci_low_pct", "ci_high_pct", "p_value", "q_value", "method")
+"""What the test of a change found, in ``comparisons.csv`` and ``findings.csv``
+(:func:`_test_cells`)."""
+RESULTS_HEADER = (
+    "software",
+    "version",
+    *_SERIES_COLUMNS,
     "median",
     "n",
     "valid",
@@ -76,22 +83,11 @@ COMPARISONS_HEADER = (
     "software",
     "baseline",
     "candidate",
-    "system",
-    "submitter",
-    "benchmark",
-    "scenario",
-    "workload",
-    "metric",
-    "unit",
-    "higher_is_better",
+    *_SERIES_COLUMNS,
     "baseline_value",
     "candidate_value",
     "delta_pct",
-    "ci_low_pct",
-    "ci_high_pct",
-    "p_value",
-    "q_value",
-    "method",
+    *_TEST_COLUMNS,
     "verdict",
 )
 FINDINGS_HEADER = (
@@ -108,11 +104,7 @@ FINDINGS_HEADER = (
     "candidate",
     "change_pct",
     "higher_is_better",
-    "ci_low_pct",
-    "ci_high_pct",
-    "p_value",
-    "q_value",
-    "method",
+    *_TEST_COLUMNS,
     "series_key",
     "note",
     "evidence",
@@ -153,24 +145,32 @@ def statistic(value: float | None) -> float | None:
     return None if value is None else float(f"{value:.7g}")
 
 
+def _series_cells(row: SeriesRow | CompareRow, names: SystemNames) -> tuple[Any, ...]:
+    """The cells of :data:`_SERIES_COLUMNS` for the series of ``row``."""
+    system = names.of(row.system_key)
+    labels = (row.benchmark, row.scenario, row.workload, row.metric, row.unit)
+    return (system.name, system.submitter, *labels, row.higher_is_better)
+
+
+def _test_cells(
+    ci_pct: tuple[float, float] | None, p_value: float | None, q_value: float | None, method: str
+) -> tuple[Any, ...]:
+    """The cells of :data:`_TEST_COLUMNS`."""
+    ci_low, ci_high = ci_pct if ci_pct else (None, None)
+    return (statistic(ci_low), statistic(ci_high), statistic(p_value), statistic(q_value), method)
+
+
 def result_csv_rows(tables: Iterable[SeriesTable], names: SystemNames) -> Iterable[tuple[Any, ...]]:
     """``results.csv`` rows of ``tables``: one per series and version (median of its samples)."""
     for table in tables:
         for row in table.rows:
-            system = names.of(row.system_key)
+            series = _series_cells(row, names)
             for version, cell in zip(table.versions, row.cells, strict=True):
                 if cell is not None:
                     yield (
                         table.software,
                         version,
-                        system.name,
-                        system.submitter,
-                        row.benchmark,
-                        row.scenario,
-                        row.workload,
-                        row.metric,
-                        row.unit,
-                        row.higher_is_better,
+                        *series,
                         cell.median,
                         cell.n,
                         cell.valid_count,
@@ -185,27 +185,15 @@ def comparison_csv_rows(
 ) -> Iterable[tuple[Any, ...]]:
     """``comparisons.csv`` rows of one compared pair, as its pages list them."""
     for r in rows:
-        system = names.of(r.system_key)
         yield (
             pair.software,
             pair.baseline,
             pair.candidate,
-            system.name,
-            system.submitter,
-            r.benchmark,
-            r.scenario,
-            r.workload,
-            r.metric,
-            r.unit,
-            r.higher_is_better,
+            *_series_cells(r, names),
             r.baseline_value,
             r.candidate_value,
             statistic(r.delta_pct),
-            statistic(r.ci_pct[0]) if r.ci_pct else None,
-            statistic(r.ci_pct[1]) if r.ci_pct else None,
-            statistic(r.p_value),
-            statistic(r.q_value),
-            r.method,
+            *_test_cells(r.ci_pct, r.p_value, r.q_value, r.method),
             r.verdict,
         )
 
@@ -231,11 +219,7 @@ def finding_csv_rows(
             f.candidate,
             statistic(f.change_pct),
             f.higher_is_better,
-            statistic(f.ci_pct[0]) if f.ci_pct else None,
-            statistic(f.ci_pct[1]) if f.ci_pct else None,
-            statistic(f.p_value),
-            statistic(f.q_value),
-            f.method,
+            *_test_cells(f.ci_pct, f.p_value, f.q_value, f.method),
             f.series_key,
             f.note,
             evidence_json(f.evidence),
