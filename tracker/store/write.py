@@ -26,9 +26,9 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from datetime import UTC, datetime
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 from sqlalchemy import Engine, Table, insert, inspect, select, update
 from sqlalchemy.exc import SQLAlchemyError
@@ -269,6 +269,10 @@ def save_source(
     return replace(outcome, retries=retries)
 
 
+_Label = TypeVar("_Label", SoftwareVersion, Benchmark, Metric)
+"""A label table whose rows :meth:`_Writer._row_id` gets or creates."""
+
+
 class _Writer:
     """Get-or-create helpers for one transaction, with per-transaction caches."""
 
@@ -277,9 +281,9 @@ class _Writer:
         self.systems: dict[str, int] = {}
         self.descriptions: set[tuple[int, int]] = set()
         self.aliases = load_aliases(session)
-        self.versions: dict[tuple[str, str], int] = {}
-        self.benchmarks: dict[tuple[str, str], int] = {}
-        self.metrics: dict[tuple[str, str], int] = {}
+        self.versions: dict[tuple[str, ...], int] = {}
+        self.benchmarks: dict[tuple[str, ...], int] = {}
+        self.metrics: dict[tuple[str, ...], int] = {}
 
     def save(
         self, source: SourceRecord, results: Sequence[ResultRecord], replace_differing: bool
@@ -451,68 +455,65 @@ class _Writer:
             self.systems[key] = row.id
         return self.systems[key]
 
+    def _row_id(
+        self,
+        ids: dict[tuple[str, ...], int],
+        model: type[_Label],
+        match: dict[str, str],
+        new: Callable[[], _Label],
+    ) -> tuple[int, _Label | None]:
+        """The id of the ``model`` row whose columns are ``match``, created by ``new`` on first
+        sight (``ids`` caches the ids), with the row this call found or created (``None``:
+        the id was cached)."""
+        key = tuple(match.values())
+        if key in ids:
+            return ids[key], None
+        row = self.session.scalar(select(model).filter_by(**match))
+        if row is None:
+            row = new()
+            self.session.add(row)
+            self.session.flush()
+        assert row.id is not None
+        ids[key] = row.id
+        return row.id, row
+
     def _version_id(self, record: SoftwareRecord) -> int:
-        key = (record.software, record.version)
-        if key not in self.versions:
-            row = self.session.scalar(
-                select(SoftwareVersion).where(
-                    col(SoftwareVersion.software) == record.software,
-                    col(SoftwareVersion.version) == record.version,
-                )
-            )
-            if row is None:
-                row = SoftwareVersion(
-                    software=record.software,
-                    version=record.version,
-                    sort_key=version_sort_key(record.version),
-                    release_date=record.release_date,
-                    stack=record.stack,
-                )
-                self.session.add(row)
-                self.session.flush()
-            assert row.id is not None
-            self.versions[key] = row.id
-        return self.versions[key]
+        match = {"software": record.software, "version": record.version}
+        return self._row_id(
+            self.versions,
+            SoftwareVersion,
+            match,
+            lambda: SoftwareVersion(
+                software=record.software,
+                version=record.version,
+                sort_key=version_sort_key(record.version),
+                release_date=record.release_date,
+                stack=record.stack,
+            ),
+        )[0]
 
     def _benchmark_id(self, name: str, scenario: str) -> int:
-        key = (name, scenario)
-        if key not in self.benchmarks:
-            row = self.session.scalar(
-                select(Benchmark).where(
-                    col(Benchmark.name) == name, col(Benchmark.scenario) == scenario
-                )
-            )
-            if row is None:
-                row = Benchmark(name=name, scenario=scenario)
-                self.session.add(row)
-                self.session.flush()
-            assert row.id is not None
-            self.benchmarks[key] = row.id
-        return self.benchmarks[key]
+        match = {"name": name, "scenario": scenario}
+        return self._row_id(
+            self.benchmarks, Benchmark, match, lambda: Benchmark(name=name, scenario=scenario)
+        )[0]
 
     def _metric_id(self, record: MetricRecord) -> int:
-        key = (record.name, record.unit)
-        if key not in self.metrics:
-            row = self.session.scalar(
-                select(Metric).where(
-                    col(Metric.name) == record.name, col(Metric.unit) == record.unit
-                )
+        match = {"name": record.name, "unit": record.unit}
+        higher = record.higher_is_better
+        found, row = self._row_id(
+            self.metrics,
+            Metric,
+            match,
+            lambda: Metric(name=record.name, unit=record.unit, higher_is_better=higher),
+        )
+        if row is not None and row.higher_is_better != higher:
+            raise StoreError(
+                f"metric {record.name} ({record.unit}) is stored as "
+                f"{'higher' if row.higher_is_better else 'lower'} is better; "
+                "a parser now says the opposite: fix the parser's metric table"
             )
-            if row is None:
-                row = Metric(
-                    name=record.name, unit=record.unit, higher_is_better=record.higher_is_better
-                )
-                self.session.add(row)
-                self.session.flush()
-            elif row.higher_is_better != record.higher_is_better:
-                raise StoreError(
-                    f"metric {record.name} ({record.unit}) is stored as "
-                    f"{'higher' if row.higher_is_better else 'lower'} is better; "
-                    "a parser now says the opposite: fix the parser's metric table"
-                )
-            assert row.id is not None
-            self.metrics[key] = row.id
-        return self.metrics[key]
+        return found
 
 
 def _fill_gaps(row: System | SystemDescription, fields: dict[str, Any]) -> None:
@@ -522,28 +523,15 @@ def _fill_gaps(row: System | SystemDescription, fields: dict[str, Any]) -> None:
             setattr(row, name, value)
 
 
+_IDENTITY = frozenset({"name", "submitter", "division"})
+"""The fields of a :class:`SystemRecord` that name the system; the others describe it."""
+
+
 def _description_fields(record: SystemRecord) -> dict[str, Any]:
-    return {
-        "accelerator": record.accelerator,
-        "accelerators_per_node": record.accelerators_per_node,
-        "nodes": record.nodes,
-        "accelerators_total": record.accelerators_total,
-        "host_cpu": record.host_cpu,
-        "availability": record.availability,
-        "raw_json": record.raw_json,
-    }
+    """The columns of a system's description: the fields that describe it."""
+    return {k: v for k, v in asdict(record).items() if k not in _IDENTITY}
 
 
 def _system_fields(record: SystemRecord) -> dict[str, Any]:
-    return {
-        "name": record.name,
-        "submitter": record.submitter,
-        "accelerator": record.accelerator,
-        "accelerators_per_node": record.accelerators_per_node,
-        "nodes": record.nodes,
-        "accelerators_total": record.accelerators_total,
-        "host_cpu": record.host_cpu,
-        "division": record.division,
-        "availability": record.availability,
-        "raw_json": record.raw_json,
-    }
+    """The columns of a system's row: every field of its record."""
+    return asdict(record)
