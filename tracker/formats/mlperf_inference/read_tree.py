@@ -43,6 +43,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache
+from typing import TypeVar
 
 from tracker.errors import ConfigError, ParseError
 from tracker.formats.loadgen.parse import DETAIL_LOG_NAME, SUMMARY_LOG_NAME, Entry, parse_detail_log
@@ -98,6 +99,8 @@ __all__ = [
     "walk_system",
 ]
 
+
+_T = TypeVar("_T")
 
 DIVISIONS = ("closed", "open", "network")
 TABLE_NAMES = ("summary_results.json", "summary.json")
@@ -586,7 +589,9 @@ class _Handlers:
             path: self._system(path, sub, name) for name, path in sub.systems.items()
         }
         if sub.model_mapping:
-            handlers[sub.model_mapping] = self._mapping(sub.model_mapping, sub.path)
+            handlers[sub.model_mapping] = self._parsed(
+                sub.model_mapping, _parse_mapping, self.found.mappings, sub.path
+            )
         return handlers
 
     def _folder(self, folder: ResultFolder) -> dict[str, Callable[[], None]]:
@@ -596,11 +601,12 @@ class _Handlers:
         if folder.detail:
             handlers[folder.detail] = self._detail(folder.detail, folder.path)
         if folder.spl:
-            handlers[folder.spl] = self._power(folder.spl)
+            handlers[folder.spl] = self._parsed(folder.spl, parse_power_samples, self.found.power)
         if folder.accuracy:
             handlers[folder.accuracy] = self._raw(folder.accuracy)
         for test in folder.compliance:
-            handlers.update({path: self._verify(path) for path in test.verify})
+            for verify in test.verify:
+                handlers[verify] = self._parsed(verify, parse_verify, self.found.verdicts)
             for path in (test.baseline_accuracy, test.compliance_accuracy):
                 if path:
                     handlers[path] = self._raw(path)
@@ -625,11 +631,13 @@ class _Handlers:
 
         return read
 
-    def _mapping(self, path: str, submitter_path: str) -> Callable[[], None]:
+    def _parsed(
+        self, path: str, parse: Callable[..., _T], into: dict[str, _T], key: str = ""
+    ) -> Callable[[], None]:
+        """Reads ``path`` with the pure parser ``parse`` into ``into[key or path]``."""
+
         def read() -> None:
-            self.found.mappings[submitter_path] = _parse_mapping(
-                self.tree.read_bytes(path), path=self.tree.shown_path(path)
-            )
+            into[key or path] = parse(self.tree.read_bytes(path), path=self.tree.shown_path(path))
 
         return read
 
@@ -658,23 +666,9 @@ class _Handlers:
 
         return read
 
-    def _power(self, path: str) -> Callable[[], None]:
-        def read() -> None:
-            data = self.tree.read_bytes(path)
-            self.found.power[path] = parse_power_samples(data, path=self.tree.shown_path(path))
-
-        return read
-
     def _raw(self, path: str) -> Callable[[], None]:
         def read() -> None:
             self.found.raw[path] = self.tree.read_bytes(path)
-
-        return read
-
-    def _verify(self, path: str) -> Callable[[], None]:
-        def read() -> None:
-            data = self.tree.read_bytes(path)
-            self.found.verdicts[path] = parse_verify(data, path=self.tree.shown_path(path))
 
         return read
 
