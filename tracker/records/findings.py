@@ -1,11 +1,11 @@
 """Plain records the analysis use case hands to the gate and the report.
 
 Like :mod:`tracker.records.results` (which is full), this module imports only the
-standard library at run time: :class:`SeriesInfo` says what a series key stands
-for, :class:`SweepTarget` is one sweep read at the interactivity target, and the
-findings as one run produced them (:class:`FindingRecord`) and as stored
-(:class:`StoredFinding`, :class:`FindingsSaved`), with the settings of the run
-that stored them (:class:`AnalysisRunSettings`). The analysis types
+standard library and :mod:`tracker.records.keys` at run time: :class:`SeriesInfo` says
+what a series key stands for, :class:`SweepTarget` is one sweep read at the
+interactivity target, and the findings as one run produced them (:class:`FindingRecord`)
+and as stored (:class:`StoredFinding`, :class:`FindingsSaved`), with the settings of the
+run that stored them (:class:`AnalysisRunSettings`). The analysis types
 :class:`SweepTarget` holds are imported for type checking only.
 """
 
