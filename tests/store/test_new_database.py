@@ -9,6 +9,7 @@ Alembic's.
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -33,14 +34,18 @@ from tracker.store.schema import (
 def _clauses(sql: str) -> tuple[str, ...]:
     """A ``CREATE TABLE`` statement as its head, its columns in order, then its constraints
     sorted (SQLite keeps constraints in the order they were written, which means nothing);
-    any other statement as it is."""
+    any other statement as it is. A table a migration made anew (Alembic's batch mode on
+    SQLite) is named ``IF NOT EXISTS "name"``: its head is written as a new table's."""
     start, end = sql.find("(\n"), sql.rfind("\n)")
     if not sql.startswith("CREATE TABLE") or start < 0 or end < start:
         return (sql,)
     clauses = [clause.strip() for clause in sql[start + 2 : end].split(", \n")]
     columns = [c for c in clauses if not c.startswith("CONSTRAINT")]
     constraints = sorted(c for c in clauses if c.startswith("CONSTRAINT"))
-    return (sql[:start].strip(), *columns, *constraints)
+    head = re.sub(
+        r'^CREATE TABLE (?:IF NOT EXISTS )?"?(\w+)"?$', r"CREATE TABLE \1", sql[:start].strip()
+    )
+    return (head, *columns, *constraints)
 
 
 def _schema_and_rows(path: Path) -> tuple[list[tuple[Any, ...]], dict[str, list[Any]]]:

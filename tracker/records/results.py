@@ -26,6 +26,7 @@ from tracker.records.keys import SeriesKey
 __all__ = [
     "AnalysisSample",
     "ArtifactRecord",
+    "Configuration",
     "Correction",
     "ExportRow",
     "ExtraValue",
@@ -87,8 +88,49 @@ class ParsedResult:
 
 
 @dataclass(frozen=True, slots=True)
+class Configuration:
+    """What a result ran on, as its round describes it (``None``: not stated).
+
+    From an MLPerf system description (``systems/<system>.json``) and the results
+    table's row and notes. ``accelerators_total`` is the checker's count (nodes x
+    accelerators per node); ``accelerators_stated`` the count the description's
+    accelerator text states where it says another (``(x94)`` on 12 x 8 nodes).
+    ``power_mode`` is ``MaxQ`` or ``power cap N W`` (``None``: performance, nothing
+    said), ``tgp_w`` the TGP the notes state. Which part of it makes a comparison a
+    software change is :mod:`tracker.analyze.groupings`' rule.
+    """
+
+    accelerator: str | None = None
+    accelerators_total: int | None = None
+    nodes: int | None = None
+    accelerators_per_node: int | None = None
+    accelerators_stated: int | None = None
+    host_cpu: str | None = None
+    host_cpus_per_node: int | None = None
+    host_cores: int | None = None
+    """Cores per host CPU (MLPerf's ``host_processor_core_count``)."""
+    host_memory: str | None = None
+    interconnect: str | None = None
+    framework: str | None = None
+    software: str | None = None
+    """The rest of the software stack (MLPerf's ``other_software_stack``)."""
+    driver: str | None = None
+    power_mode: str | None = None
+    tgp_w: float | None = None
+    availability: str | None = None
+    division: str | None = None
+    cpu_only: bool = False
+    notes: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class SystemRecord:
-    """A system under test. ``key`` identifies it across sources."""
+    """A system under test. ``key`` identifies it across sources.
+
+    The fields after ``raw_json`` complete its :class:`Configuration` (``None``: not
+    stated); ``cpu_only`` is ``True`` or ``None``, never ``False``, so a later source
+    that knows fills it in.
+    """
 
     name: str
     submitter: str | None = None
@@ -100,6 +142,18 @@ class SystemRecord:
     division: str | None = None
     availability: str | None = None
     raw_json: str | None = None
+    accelerators_stated: int | None = None
+    host_cpus_per_node: int | None = None
+    host_cores: int | None = None
+    host_memory: str | None = None
+    interconnect: str | None = None
+    framework: str | None = None
+    software: str | None = None
+    driver: str | None = None
+    power_mode: str | None = None
+    tgp_w: float | None = None
+    cpu_only: bool | None = None
+    notes: str | None = None
 
     @property
     def key(self) -> str:
@@ -391,6 +445,9 @@ class AnalysisSample:
     sweep_key: str | None
     precision: str | None = None
     """The precision class the round states (MLPerf's ``weight_data_types``), if any."""
+    configuration: Configuration | None = None
+    """What it ran on, as its round describes the system (one record per system and
+    round, shared by its samples); ``None``: not described."""
 
     @property
     def series_key(self) -> SeriesKey:

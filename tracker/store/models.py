@@ -86,7 +86,14 @@ class System(SQLModel, table=True):
 
 
 class SystemDescription(SQLModel, table=True):
-    """What one software version (an MLPerf round) says of a system: counts may be missing."""
+    """What one software version (an MLPerf round) says of a system: counts may be missing.
+
+    With the configuration the comparability rule reads
+    (:class:`tracker.records.results.Configuration`): ``accelerators_total`` is the
+    checker's count, ``accelerators_stated`` the description's own where it differs;
+    host CPUs per node and their cores, host memory, interconnect, framework, the rest
+    of the stack, driver, power mode and TGP, CPU-only, notes.
+    """
 
     __tablename__ = "system_description"
     __table_args__ = (UniqueConstraint("system_id", "software_version_id"),)
@@ -101,6 +108,18 @@ class SystemDescription(SQLModel, table=True):
     host_cpu: str | None = Field(default=None, max_length=300)
     availability: str | None = Field(default=None, max_length=40)
     raw_json: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    accelerators_stated: int | None = None
+    host_cpus_per_node: int | None = None
+    host_cores: int | None = None
+    host_memory: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    interconnect: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    framework: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    software: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    driver: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    power_mode: str | None = Field(default=None, max_length=60)
+    tgp_w: float | None = None
+    cpu_only: bool | None = None
+    notes: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
 
 
 class SystemAlias(SQLModel, table=True):

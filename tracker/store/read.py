@@ -20,7 +20,14 @@ from sqlalchemy import Connection, Engine, Select, func, inspect, select
 from sqlalchemy.orm import Session
 from sqlmodel import col
 
-from tracker.records.results import AnalysisSample, ExportRow, SeriesPoint, SweepSample, VersionInfo
+from tracker.records.results import (
+    AnalysisSample,
+    Configuration,
+    ExportRow,
+    SeriesPoint,
+    SweepSample,
+    VersionInfo,
+)
 from tracker.store.models import (
     Artifact,
     Benchmark,
@@ -294,31 +301,58 @@ def iter_analysis_samples(engine: Engine, batch_size: int) -> Iterator[AnalysisS
         rows = connection.execution_options(yield_per=batch_size).execute(query)
         for system, version, benchmark, metric, workload, value, valid, stack, sweep, kind in rows:
             sv, bm, mt = versions[version], benchmarks[benchmark], metrics[metric]
-            sy = described.get((system, version)) or systems[system]
+            sy, conf = described.get((system, version)) or (systems[system], None)
             yield AnalysisSample(
                 sv[0], sv[1], sy[0], sy[1], sy[2], sy[3], sy[4], sy[5], sy[6], sy[7],
                 bm[0], bm[1], workload, mt[0], mt[1], mt[2], value, valid, stack, sweep,
-                kind or None,
+                kind or None, conf,
             )  # fmt: skip
+
+
+_DESCRIPTION_COLUMNS = (
+    "accelerator",
+    "nodes",
+    "accelerators_total",
+    "host_cpu",
+    "accelerators_per_node",
+    "accelerators_stated",
+    "host_cpus_per_node",
+    "host_cores",
+    "host_memory",
+    "interconnect",
+    "framework",
+    "software",
+    "driver",
+    "power_mode",
+    "tgp_w",
+    "availability",
+    "cpu_only",
+    "notes",
+)
+"""The description's columns the analysis reads: the labels of :class:`AnalysisSample`
+(the first four), then the rest of its :class:`Configuration`."""
 
 
 def _round_descriptions(
     connection: Connection, systems: dict[int, tuple[Any, ...]]
-) -> dict[tuple[int, int], tuple[Any, ...]]:
+) -> dict[tuple[int, int], tuple[tuple[Any, ...], Configuration]]:
     """(system id, version id) → the system's label columns (``systems``: key, name,
-    submitter, division, then the description) with that round's description."""
-    columns = (
-        col(SystemDescription.system_id),
-        col(SystemDescription.software_version_id),
-        col(SystemDescription.accelerator),
-        col(SystemDescription.nodes),
-        col(SystemDescription.accelerators_total),
-        col(SystemDescription.host_cpu),
+    submitter, division, then the description) with that round's description, and the
+    round's :class:`Configuration` of it (one record per description, shared)."""
+    columns = [getattr(SystemDescription, name) for name in _DESCRIPTION_COLUMNS]
+    query = select(
+        col(SystemDescription.system_id), col(SystemDescription.software_version_id), *columns
     )
-    return {
-        (system, version): (*systems[system][:4], *described)
-        for system, version, *described in connection.execute(select(*columns))
-    }
+    out: dict[tuple[int, int], tuple[tuple[Any, ...], Configuration]] = {}
+    for system, version, *described in connection.execute(query):
+        fields = dict(zip(_DESCRIPTION_COLUMNS, described, strict=True))
+        division = systems[system][3]
+        fields["cpu_only"] = bool(fields["cpu_only"])
+        out[(system, version)] = (
+            (*systems[system][:4], *described[:4]),
+            Configuration(division=division, **fields),
+        )
+    return out
 
 
 def _with_description(query: Select[*_Ts]) -> Select[*_Ts]:

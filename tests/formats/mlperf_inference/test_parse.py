@@ -54,11 +54,11 @@ def _parse_system(data: bytes) -> SystemDescription:
 
 
 @pytest.mark.parametrize(
-    ("fields", "nodes", "per_node", "total"),
+    ("fields", "nodes", "per_node", "total", "stated"),
     [
-        ({"number_of_nodes": 18, "accelerators_per_node": 4}, 18, 4, 72),
-        ({"number_of_nodes": "18", "accelerators_per_node": "4"}, 18, 4, 72),
-        ({"number_of_nodes": "1", "accelerators_per_node": "0"}, 1, 0, 0),
+        ({"number_of_nodes": 18, "accelerators_per_node": 4}, 18, 4, 72, None),
+        ({"number_of_nodes": "18", "accelerators_per_node": "4"}, 18, 4, 72, None),
+        ({"number_of_nodes": "1", "accelerators_per_node": "0"}, 1, 0, 0, None),
         (
             {
                 "number_of_nodes": 3,
@@ -68,13 +68,16 @@ def _parse_system(data: bytes) -> SystemDescription:
             3,
             8,
             24,
+            None,
         ),
-        ({"number_of_nodes": 11, "accelerator_model_name": "NVIDIA H100 (x87)"}, 11, 8, 87),
-        ({"number_of_nodes": 2, "accelerator_model_name": "NVIDIA H100 (x8)"}, 2, 8, 16),
+        # the checker's count (nodes x per node) drives per-accelerator figures; the
+        # description's own "(x87)" is kept beside it
+        ({"number_of_nodes": 11, "accelerator_model_name": "NVIDIA H100 (x87)"}, 11, 8, 88, 87),
+        ({"number_of_nodes": 2, "accelerator_model_name": "NVIDIA H100 (x8)"}, 2, 8, 16, None),
     ],
 )
-def test_system_counts_as_int_or_string_and_heterogeneous_clusters(
-    fields: dict[str, object], nodes: int, per_node: int, total: int
+def test_system_counts_by_the_checkers_rule_with_the_stated_count_beside(
+    fields: dict[str, object], nodes: int, per_node: int, total: int, stated: int | None
 ) -> None:
     record = _parse_system(_system(**fields)).record
     assert (record.nodes, record.accelerators_per_node, record.accelerators_total) == (
@@ -82,6 +85,7 @@ def test_system_counts_as_int_or_string_and_heterogeneous_clusters(
         per_node,
         total,
     )
+    assert record.accelerators_stated == stated
     assert record.key == "Acme/box"
 
 

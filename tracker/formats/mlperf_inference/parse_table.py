@@ -18,11 +18,22 @@ System description JSON of an MLPerf submission (``systems/<system>.json``).
 
 Counts come as int or string (``18``, ``"1"``) and are 0 for CPU-only
 systems, whose ``accelerator_model_name`` is ``"N/A"`` (stored as no
-accelerator). Total accelerators are the checker's ``nodes × per node``,
-except where the accelerator string lists its own counts, as heterogeneous
-clusters do (``"MI325X ... (x16), MI300X ... (x8)"`` → 24): the product is
-wrong there. ``framework`` and ``other_software_stack`` (a string or an
-object) become the stack description; the raw JSON text is kept as it is.
+accelerator). Total accelerators are the checker's ``nodes × per node`` (what
+the official table and its per-accelerator figures use), whatever the
+accelerator string says; where it states another count (``"... (x94)"`` on
+12 × 8 nodes, or the sum of a heterogeneous cluster's ``(x16), (x8)``), that
+count is kept beside it (``accelerators_stated``), and it stands in only when
+nodes or accelerators per node are missing. ``framework`` and
+``other_software_stack`` (a string or an object) become the stack
+description; the raw JSON text is kept as it is.
+
+The rest of the configuration (:func:`configuration_facts`): host CPUs per node
+and their cores, host memory, the accelerator interconnect, the driver (from
+the stack), the notes (``hw_notes. sw_notes``, as the table's ``Notes``), and
+from the notes and names the power mode (``MaxQ`` in the system's name, a power
+cap: ``Power Cap 1000 W``, ``GPU 450W / 600W``), the TGP (``B200 TGP 1100W``,
+``1200W TGP Per GPU``) and whether it ran on the CPU only (no accelerator, 0 per
+node, or notes saying ``CPU only``).
 """
 
 from __future__ import annotations
@@ -31,6 +42,7 @@ import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
+from typing import Any
 
 from tracker.errors import ParseError
 from tracker.formats.parse_json import check_nesting
@@ -41,10 +53,12 @@ __all__ = [
     "TableRow",
     "TableRows",
     "clean_accelerator",
+    "configuration_facts",
     "looks_like_results_table",
     "normalize_location",
     "parse_results_table",
     "parse_system_json",
+    "stated_accelerators",
     "total_accelerators",
 ]
 
@@ -85,6 +99,9 @@ class TableRow:
     accuracy: str | None
     inferred: bool
     weight_data_types: str | None
+    host_cpus_per_node: int | None = None
+    host_cores: int | None = None
+    notes: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,6 +169,7 @@ _CSV_COLUMNS = {
     "total_accelerators": "Total Accelerators",
     "framework": "Software",
     "PrivateID": "ID",
+    "notes": "Notes",
 }
 
 
@@ -220,6 +238,9 @@ def _row(row: Mapping[str, object], number: int, path: str) -> TableRow:
         accuracy=_text(row, "Accuracy"),
         inferred=str(row.get("inferred", "0")).strip() in ("1", "True", "true"),
         weight_data_types=_text(row, "weight_data_types"),
+        host_cpus_per_node=_count(row, "host_processors_per_node") or _count(row, "p#"),
+        host_cores=_count(row, "host_processor_core_count"),
+        notes=_notes(_text(row, "Notes")),
     )
 
 
@@ -319,6 +340,8 @@ def parse_system_json(
     per_node = _document_count(document, "accelerators_per_node", path)
     nodes = _document_count(document, "number_of_nodes", path)
     accelerator = clean_accelerator(_text(document, "accelerator_model_name"))
+    other = _other_stack(document)
+    notes = ". ".join(n for n in (_text(document, k) for k in _NOTES) if n) or None
     record = SystemRecord(
         name=platform,
         submitter=submitter,
@@ -330,6 +353,14 @@ def parse_system_json(
         division=division,
         availability=_availability(document),
         raw_json=text,
+        host_cpus_per_node=_lenient_count(document, "host_processors_per_node"),
+        host_cores=_lenient_count(document, "host_processor_core_count"),
+        host_memory=_text(document, "host_memory_capacity"),
+        interconnect=_stated(_text(document, "accelerator_interconnect")),
+        framework=_text(document, "framework"),
+        software=other,
+        driver=_driver(document.get("other_software_stack")),
+        **configuration_facts(platform, accelerator, per_node, nodes, notes),
     )
     return SystemDescription(
         record=record,
@@ -360,6 +391,86 @@ def _document_count(document: Mapping[str, object], key: str, path: str) -> int 
     return count
 
 
+def _lenient_count(document: Mapping[str, object], key: str) -> int | None:
+    """A count the configuration shows but nothing depends on: ``None`` when unreadable."""
+    value = document.get(key)
+    if isinstance(value, bool) or value is None:
+        return None
+    match = re.match(r"\s*(\d{1,9})(?![\d.])", str(value))
+    return int(match.group(1)) if match else None
+
+
+_NOTES = ("hw_notes", "sw_notes")
+_NOT_STATED = frozenset({"", "n/a", "na", "none", "-", "unknown"})
+
+
+def _stated(text: str | None) -> str | None:
+    return None if text is None or text.strip().lower() in _NOT_STATED else text
+
+
+def _notes(text: str | None) -> str | None:
+    """The table's notes without the empty parts its generator joins (``". "``)."""
+    parts = [p.strip() for p in (text or "").split(". ")]
+    joined = ". ".join(p for p in parts if p and p.lower() not in _NOT_STATED)
+    return joined or None
+
+
+_DRIVER = re.compile(r"\bdriver\s*:?\s*v?(\d[\w.\-]*)", re.IGNORECASE)
+
+
+def _driver(stack: object) -> str | None:
+    """The driver version a stack names (``Driver 570.148``; an object's ``*driver*`` key)."""
+    if isinstance(stack, dict):
+        for key, value in stack.items():
+            if "driver" in str(key).lower() and str(value).strip():
+                return str(value).strip()
+        return None
+    found = _DRIVER.search(str(stack)) if stack is not None else None
+    return found.group(1) if found else None
+
+
+_MAXQ = re.compile(r"max[\s_-]?q(?![a-z])", re.IGNORECASE)
+_POWER_CAP = re.compile(r"power[\s_-]*cap[\s_-]*(\d{2,5})[\s_]*W\b", re.IGNORECASE)
+_POWER_LIMIT = re.compile(r"\b(\d{2,5})\s*W\s*/\s*(\d{2,5})\s*W\b", re.IGNORECASE)
+_TGP = re.compile(
+    r"\bTGP\s*(?:of\s*)?(\d{2,5}(?:\.\d+)?)\s*W\b|\b(\d{2,5}(?:\.\d+)?)\s*W\s*TGP\b",
+    re.IGNORECASE,
+)
+_CPU_ONLY = re.compile(r"\bCPU[\s_-]*only\b", re.IGNORECASE)
+
+
+def configuration_facts(
+    platform: str,
+    accelerator: str | None,
+    per_node: int | None,
+    nodes: int | None,
+    notes: str | None,
+    accelerator_text: str | None = None,
+) -> dict[str, Any]:
+    """What the names and notes say of a system's configuration, as
+    :class:`~tracker.records.results.SystemRecord` fields: the count its accelerator
+    text states (where it differs from the checker's), power mode, TGP, CPU-only,
+    notes (``accelerator_text``: the raw accelerator text, when ``accelerator`` is the
+    cleaned one of a CPU-only system)."""
+    text = accelerator or accelerator_text or ""
+    cap = _POWER_CAP.search(f"{platform} {text} {notes or ''}")
+    limit = _POWER_LIMIT.search(notes or "")
+    power = "MaxQ" if _MAXQ.search(platform) else None
+    if cap is not None:
+        power = f"power cap {int(cap.group(1))} W"
+    elif limit is not None and int(limit.group(1)) < int(limit.group(2)):
+        power = f"power cap {int(limit.group(1))} W"
+    tgp = _TGP.search(notes or "")
+    cpu_only = accelerator is None or per_node == 0 or bool(_CPU_ONLY.search(notes or ""))
+    return {
+        "accelerators_stated": stated_accelerators(accelerator, nodes, per_node),
+        "power_mode": power,
+        "tgp_w": float(tgp.group(1) or tgp.group(2)) if tgp else None,
+        "cpu_only": True if cpu_only else None,
+        "notes": notes,
+    }
+
+
 def clean_accelerator(name: str | None) -> str | None:
     """The accelerator model, or ``None`` for a CPU-only system (``"N/A"``, ``""``)."""
     if name is None or name.strip().lower() in _NO_ACCELERATOR:
@@ -370,15 +481,27 @@ def clean_accelerator(name: str | None) -> str | None:
 def total_accelerators(
     accelerator: str | None, nodes: int | None, per_node: int | None
 ) -> int | None:
-    """``nodes × per node``, unless the accelerator string counts them itself.
+    """The checker's count: ``nodes × per node``; the count the accelerator string
+    states (``(x16), (x8)``) only where nodes or per node are missing.
 
     ``None`` when unknown, or beyond what a count can be.
     """
-    marked = sum(int(mark) for mark in _COUNT_MARK.findall(accelerator or ""))
     product = None if nodes is None or per_node is None else nodes * per_node
-    if marked and not (marked == per_node and product is not None):
-        product = marked  # "(x16), (x8)" or "(x87)" on 11 x 8 nodes: the string knows better
+    if product is None:
+        marked = sum(int(mark) for mark in _COUNT_MARK.findall(accelerator or ""))
+        product = marked or None
     return product if product is None or 0 <= product <= _MAX_COUNT else None
+
+
+def stated_accelerators(
+    accelerator: str | None, nodes: int | None, per_node: int | None
+) -> int | None:
+    """The count the accelerator string states (``(x94)``; a heterogeneous cluster's
+    sum) where it is not the checker's ``nodes × per node`` (else ``None``)."""
+    marked = sum(int(mark) for mark in _COUNT_MARK.findall(accelerator or ""))
+    if not marked or marked == per_node or marked > _MAX_COUNT:
+        return None  # "(x8)" per node on 2 nodes: the string counts one node
+    return None if marked == total_accelerators(accelerator, nodes, per_node) else marked
 
 
 def _availability(document: Mapping[str, object]) -> str | None:
@@ -388,12 +511,14 @@ def _availability(document: Mapping[str, object]) -> str | None:
     return _AVAILABILITY.get(status.lower(), status.lower())
 
 
-def _stack(document: Mapping[str, object]) -> str | None:
-    parts = [_text(document, "framework")]
+def _other_stack(document: Mapping[str, object]) -> str | None:
     other = document.get("other_software_stack")
     if isinstance(other, dict):
-        parts.append(", ".join(f"{key} {value}" for key, value in other.items()))
-    elif other is not None:
-        parts.append(str(other).strip())
+        return ", ".join(f"{key} {value}" for key, value in other.items()) or None
+    return str(other).strip() or None if other is not None else None
+
+
+def _stack(document: Mapping[str, object]) -> str | None:
+    parts = [_text(document, "framework"), _other_stack(document)]
     unique = [p for n, p in enumerate(parts) if p and p not in parts[:n]]
     return "; ".join(unique) or None

@@ -68,6 +68,7 @@ from tracker.formats.mlperf_inference.parse_table import (
     SystemDescription,
     TableRow,
     clean_accelerator,
+    configuration_facts,
     looks_like_results_table,
     parse_results_table,
     total_accelerators,
@@ -558,20 +559,29 @@ def _metric(row: TableRow, model: str, round_label: str, shown: str) -> MetricRe
 
 
 def _system(row: TableRow) -> SystemRecord:
+    """The system of a table row; its count is the checker's (nodes × per node, which
+    the table's own total is), so a round's logs and its table store the same one."""
     accelerator = clean_accelerator(row.accelerator)
-    total = row.accelerators_total
+    per_node = row.accelerators_per_node
+    if per_node is None and accelerator is None and row.accelerators_total == 0:
+        per_node = 0  # the table writes "" for a CPU-only system's 0
+    total = total_accelerators(accelerator, row.nodes, per_node)
     if total is None:
-        total = total_accelerators(accelerator, row.nodes, row.accelerators_per_node)
+        total = row.accelerators_total
     return SystemRecord(
         name=row.platform,
         submitter=row.submitter,
         accelerator=accelerator,
-        accelerators_per_node=row.accelerators_per_node,
+        accelerators_per_node=per_node,
         nodes=row.nodes,
         accelerators_total=total,
         host_cpu=row.host_cpu,
         division=row.division,
         availability=row.availability,
+        host_cpus_per_node=row.host_cpus_per_node,
+        host_cores=row.host_cores,
+        framework=row.software,
+        **configuration_facts(row.platform, accelerator, per_node, row.nodes, row.notes),
     )
 
 
