@@ -97,7 +97,8 @@ def _reference(samples: list[AnalysisSample]) -> dict[str, Any]:
             by_stack = stacks.setdefault((platform, s.version, labels), {})
             by_stack.setdefault(s.software_stack, []).append(s.value)
         scales = (  # the written rule (tracker.analyze.groupings), spelled out here
-            first.sweep_key is None
+            count > 0
+            and first.sweep_key is None
             and "per_accelerator" not in s.metric
             and "latency" not in s.metric
             and s.scenario not in ("SingleStream", "MultiStream")
@@ -114,6 +115,7 @@ def _reference(samples: list[AnalysisSample]) -> dict[str, Any]:
                 workload=s.workload,
                 host_cpu=s.host_cpu,
                 power_mode="power-capped" if s.system.endswith("_MaxQ") else "performance",
+                family=precision,  # the precision class: part of a family (no configuration)
             )
             points[s.software].append(
                 ScalingPoint(group, s.version, count, s.value, s.higher_is_better, s.system_key)

@@ -127,12 +127,20 @@ def test_v51_nvidia_gb200_x4_and_x72_share_no_benchmark_so_form_no_group(
     assert x72 == {"deepseek-r1", "llama3.1-405b"}
 
 
-def test_the_scaling_floor_flags_one_hpe_result(outcome: AnalysisOutcome) -> None:
+def test_a_power_capped_system_is_no_size_of_a_full_power_one(outcome: AnalysisOutcome) -> None:
+    # HPE's DL385 x4 runs its RTX PRO 6000s at 450 W of 600 W ("GPU 450W / 600W (reduced)"),
+    # the x2 at full power: not one family, so no scaling step (it read E = 0.894 before)
     issues = [f for found in outcome.scaling_issues.values() for f in found]
-    assert [(f.key.submitter, f.key.benchmark, f.key.scenario, f.issue.value) for f in issues] == [
-        ("HPE", "mixtral-8x7b", "Server", "efficiency_below_floor")
+    assert not [f for f in issues if f.key.submitter == "HPE" and "mixtral" in f.key.benchmark]
+    groups = [g for g in outcome.groups() if g.key.submitter == "HPE" and g.version == "v6.0"]
+    assert not [g for g in groups if g.key.benchmark == "mixtral-8x7b"]
+    x4 = [
+        side[0]
+        for key, by_version in outcome.sides.items()
+        if "HPE_Proliant_DL385_RTX_PRO_6000_PCIe_96GBx4" in key
+        for side in by_version.values()
     ]
-    assert issues[0].efficiency == pytest.approx(per_accelerator(13846.09, 4, 7742.84, 2))
+    assert x4 and {c.power_mode for c in x4 if c is not None} == {"power cap 450 W"}
 
 
 GB200 = "NVIDIA/GB200-NVL72_GB200-186GB_aarch64x72_TRT"
@@ -184,22 +192,27 @@ STACKS = {
 }
 
 
-def test_hpe_dl385_under_tensorrt_10_11_and_10_14_within_v60(outcome: AnalysisOutcome) -> None:
-    gains = {}
-    for g in outcome.gains:
-        if g.system.startswith(HPE):
-            assert g.baseline.startswith("TensorRT 10.11.0.33")
-            assert g.candidate.startswith("TensorRT 10.14.1.48")
-            count = int(g.system.split(" x", 1)[1].split(" ", 1)[0])
-            _sw, version, _platform, benchmark, scenario, *_ = g.key.split("|")
-            assert version == "v6.0"
-            gains[(count, benchmark, scenario)] = g.gain
-    assert gains == {key: pytest.approx(new / old) for key, (old, new) in STACKS.items()}
-    (x2,) = [s for s in outcome.gains_by_system if s.group.startswith(f"{HPE} x2")]
-    assert x2.count == 5 and x2.geometric_mean == pytest.approx(1.01325, abs=1e-5)
-    # no other configurations of one round differ only in their software
-    assert len(outcome.stack_series) == len(STACKS)
-    assert all(s.system.startswith(HPE) for s in outcome.stack_series)
+def test_hpe_dl385_under_tensorrt_10_11_and_10_14_within_v60_is_a_ranking(
+    outcome: AnalysisOutcome,
+) -> None:
+    ranked = {}
+    for r in outcome.stack_rankings:
+        info = outcome.infos[r.key]
+        assert info.system.startswith(HPE) and r.version == "v6.0"
+        count = int(info.system.split(" x", 1)[1].split(" ", 1)[0])
+        ranked[(count, info.benchmark, info.scenario)] = r
+    assert set(ranked) == set(STACKS)
+    for key, (old, new) in STACKS.items():
+        (best, best_value, one), (other, value, ratio) = ranked[key].stacks
+        assert best.startswith("TensorRT 10.14.1.48") and other.startswith("TensorRT 10.11.0.33")
+        assert (best_value, value, one) == (new, old, 1.0)
+        assert ratio == pytest.approx(old / new)
+    # a ranking: no gain, no comparison, no finding has a direction between two stacks
+    stacks = {s.key for s in outcome.stack_series}
+    assert len(stacks) == len(STACKS)
+    assert not [g for g in outcome.gains if g.key in stacks]
+    assert not [c for c in outcome.comparisons.comparisons if c.key in stacks]
+    assert not [f for f in outcome.findings if f.series_key in stacks]
 
 
 MAXQ = "H200-SXM-141GBx8_TRT_MaxQ"

@@ -98,12 +98,16 @@ def test_a_closed_and_an_open_configuration_yield_no_stack_comparison() -> None:
     outcome = analyse([*closed, *opened], [], _versions("v1.0"))
     assert outcome.stack_series == ()
     assert outcome.comparisons.comparisons == ()
-    # the same pair within one division is compared, stack against stack
+    # the same pair within one division is ranked, stack against stack, with no direction
     same = [replace(s, division="closed") for s in opened]
     outcome = analyse([*closed, *same], [], _versions("v1.0"))
     assert len(outcome.stack_series) == 1
-    (comparison,) = outcome.comparisons.comparisons
-    assert comparison.evidence.delta_pct == pytest.approx(100.0 * (1001.0 / 801.0 - 1.0))
+    assert outcome.comparisons.comparisons == () and outcome.findings == ()
+    (ranking,) = outcome.stack_rankings
+    assert [(stack, ratio) for stack, _level, ratio in ranking.stacks] == [
+        ("Runtime 2.0", 1.0),
+        ("Runtime 1.0", pytest.approx(801.0 / 1001.0)),
+    ]
 
 
 def test_a_twin_pair_yields_one_finding_that_names_the_twin() -> None:

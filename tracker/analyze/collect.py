@@ -45,9 +45,12 @@ from dataclasses import dataclass, field
 
 from tracker.analyze.groupings import (
     RUN_METRICS,
+    Side,
+    configuration_of,
     power_mode,
     precision_class,
     scales_with_accelerators,
+    scaling_family,
 )
 from tracker.records.findings import AXIS_STACK, AXIS_VERSION, SeriesInfo
 from tracker.records.keys import SeriesKey, join_key
@@ -97,8 +100,9 @@ class SampleSet:
     """(platform, version, labels) → software stack → samples, where two stacks or more ran."""
     samples: int = 0
     invalid: int = 0
-    precisions: dict[str, dict[str, frozenset[str]]] = field(default_factory=dict)
-    """series key → version → the precision classes its samples state (where any do)."""
+    sides: dict[str, dict[str, Side]] = field(default_factory=dict)
+    """series key → version → what its results ran on (the first sample's configuration
+    and precision class there): what the comparability rule reads."""
 
 
 def framework(stack: str | None) -> str:
@@ -193,14 +197,15 @@ class _Series:
     stack_group: int
     scales: bool
     system_key: str
-    scaling_groups: dict[str | None, int] = field(default_factory=dict)
+    scaling_groups: dict[tuple[str | None, str], int] = field(default_factory=dict)
+    """(stack, version) → the scaling group its samples there join."""
     stack_at: array[int] = field(default_factory=lambda: array("i"))
     first_stacked: array[int] = field(default_factory=lambda: array("q"))
     mixed: dict[str, list[tuple[str | None, float]]] = field(default_factory=dict)
     shared: bool = False
     """Whether its software-stack group has several series (values kept per stack)."""
-    precisions: dict[str, set[str]] = field(default_factory=dict)
-    """version → the precision classes its samples state (only where they state one)."""
+    sides: dict[str, Side] = field(default_factory=dict)
+    """version → the configuration and precision class of its first sample there."""
 
 
 class _Collector:
@@ -267,10 +272,9 @@ class _Collector:
         )
         entry = self.series.get(labels) or self._new(labels, sample)
         values = entry.by_version[sample.version]
-        if sample.precision:
-            entry.precisions.setdefault(sample.version, set()).add(
-                precision_class(sample.precision) or ""
-            )
+        if sample.version not in entry.sides:
+            side = (configuration_of(sample), precision_class(sample.precision))
+            entry.sides[sample.version] = side
         if entry.count is not None:
             self._note_stack(entry, sample, values)
         values.append(sample.value)
@@ -306,7 +310,7 @@ class _Collector:
                 by_stack = self.stacks[where] = {}
                 self.stack_order[where] = self.arrived
             by_stack.setdefault(stack, []).append(value)
-        if entry.scales and stack not in entry.scaling_groups:
+        if entry.scales and (stack, version) not in entry.scaling_groups:
             self._scaling_group(entry, sample, stack)
 
     def _by_stack(self, entry: _Series, version: str) -> dict[str, list[float]]:
@@ -342,19 +346,18 @@ class _Collector:
             division=sample.division,
             workload=sample.workload,
             host_cpu=sample.host_cpu,
-            power_mode=power_mode(sample.system),
+            power_mode=power_mode(sample.system, sample.configuration),
+            family=scaling_family(sample.configuration, precision_class(sample.precision)),
         )
         found = (sample.software, key, sample.higher_is_better)
         group = self.scaling_groups.setdefault(found, len(self.scaling_groups))
-        entry.scaling_groups[stack] = group
+        entry.scaling_groups[(stack, sample.version)] = group
 
     def finish(self) -> SampleSet:
         self._finish_stacks()
         self._finish_scaling()
-        self.out.precisions = {
-            str(SeriesKey(*labels)): {v: frozenset(found) for v, found in entry.precisions.items()}
-            for labels, entry in self.series.items()
-            if entry.precisions
+        self.out.sides = {
+            str(SeriesKey(*labels)): entry.sides for labels, entry in self.series.items()
         }
         return self.out
 
@@ -419,9 +422,11 @@ class _Collector:
                 state = entry.stack_at[self.version_index[version]]
                 if state == _MIXED:
                     chosen = [
-                        v for s, v in entry.mixed[version] if entry.scaling_groups[s] == number
+                        v
+                        for s, v in entry.mixed[version]
+                        if entry.scaling_groups[(s, version)] == number
                     ]
-                elif entry.scaling_groups[self.stack_names[state]] == number:
+                elif entry.scaling_groups[(self.stack_names[state], version)] == number:
                     chosen = values
                 else:
                     continue

@@ -7,6 +7,9 @@ kind                   made from                                     fingerprint
 ``suspect``            SUSPECT (worse past the floor, unconfirmed)   series key, baseline,
                                                                      candidate
 ``improvement``        IMPROVEMENT (a significant software gain)     … "better", …
+``configuration_       a series whose configuration changed between  "configuration", key,
+changed``              two versions (the comparability rule: never   baseline, candidate
+                       a software gain or loss; every such pair)
 ``change_point``       a change point of a series' history           "change_point", key,
                                                                      version before, after
 ``drift``              a steady trend over a series' history that    "drift", key, direction
@@ -17,6 +20,11 @@ kind                   made from                                     fingerprint
 ``sla_miss``           no sweep of a curve's version meets the       "sla_miss", key, version
                        interactivity target
 =====================  ============================================  ==========================
+
+Every finding about a version pair says what changed besides the software
+(``evidence.besides_software``: ``nothing but the software`` or ``configuration changed:
+host CPU A → B; ...``; :func:`tracker.analyze.groupings.besides_software`) and names the
+twins it stands for (``evidence.twins``).
 
 A fingerprint hashes what a finding is *about*, never its numbers, so the same
 finding found again keeps its triage state. REGRESSION and SUSPECT share one
@@ -35,9 +43,14 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict
 from typing import Any
 
-from tracker.analyze.groupings import PERFORMANCE
+from tracker.analyze.groupings import (
+    NOTHING_BUT_SOFTWARE,
+    PERFORMANCE,
+    Besides,
+    ConfigurationChange,
+)
 from tracker.records.findings import AXIS_STACK, FindingRecord, SeriesInfo, SweepTarget
-from tracker.records.keys import join_key
+from tracker.records.keys import VersionPair, join_key
 from tracker.stats import (
     ChangePointResult,
     Comparison,
@@ -52,18 +65,21 @@ from tracker.stats import (
 __all__ = [
     "COMPARISON_KINDS",
     "KIND_CHANGE_POINT",
+    "KIND_CONFIGURATION",
     "KIND_DRIFT",
     "KIND_SCALING",
     "KIND_SLA_MISS",
     "change_point_findings",
     "drift_findings",
     "comparison_findings",
+    "configuration_findings",
     "fingerprint",
     "scaling_findings_of",
     "sla_findings",
 ]
 
 KIND_CHANGE_POINT = "change_point"
+KIND_CONFIGURATION = "configuration_changed"
 KIND_DRIFT = "drift"
 KIND_SCALING = "scaling_efficiency"
 KIND_SLA_MISS = "sla_miss"
@@ -125,7 +141,11 @@ def _sided(p_value: float | None, g: float | None) -> str | None:
 
 
 def _comparison(
-    c: Comparison, run: ComparisonRun, info: SeriesInfo, twins: Sequence[str] = ()
+    c: Comparison,
+    run: ComparisonRun,
+    info: SeriesInfo,
+    twins: Sequence[str] = (),
+    besides: Besides | None = None,
 ) -> FindingRecord:
     ev = c.evidence
     side = "better" if c.verdict is Verdict.IMPROVEMENT else "worse"
@@ -152,9 +172,12 @@ def _comparison(
         "baseline_level": ev.baseline_level,
         "candidate_level": ev.candidate_level,
         "note": ev.note,
+        "besides_software": besides.text if besides is not None else NOTHING_BUT_SOFTWARE,
     }
+    if besides is not None and besides.noted:
+        evidence["noted"] = list(besides.noted)
     if twins:
-        evidence["twins"] = list(twins)  # the same run reported under a -99.9 benchmark
+        evidence["twins"] = list(twins)  # the same measurement under other names
     stack_axis = info.axis == AXIS_STACK
     return FindingRecord(
         fingerprint=fingerprint("comparison", side, ev.key, ev.baseline, ev.candidate),
@@ -173,18 +196,65 @@ def comparison_findings(
     run: ComparisonRun,
     infos: Mapping[str, SeriesInfo],
     twins: Mapping[str, Sequence[str]] | None = None,
+    besides: Mapping[tuple[str, VersionPair], Besides] | None = None,
 ) -> list[FindingRecord]:
     """Regressions, suspects and improvements of a run (no-change and inconclusive are not).
 
     ``twins`` names, per series key, the twin series it stands for (their evidence
-    lists them; the twins themselves were not compared).
+    lists them; the twins themselves were not compared); ``besides`` what changed
+    besides the software, per series and pair (software changes only: the rule).
     """
-    folded = twins or {}
+    folded, said = twins or {}, besides or {}
     return [
-        _comparison(c, run, infos[c.key], folded.get(c.key, ()))
+        _comparison(
+            c,
+            run,
+            infos[c.key],
+            folded.get(c.key, ()),
+            said.get((c.key, VersionPair(c.evidence.baseline, c.evidence.candidate))),
+        )
         for c in run.comparisons
         if c.verdict in _REPORTED
     ]
+
+
+def configuration_findings(
+    changes: Iterable[ConfigurationChange], infos: Mapping[str, SeriesInfo]
+) -> list[FindingRecord]:
+    """One finding per series whose configuration changed between two versions: the
+    values and the differences, never a software gain or loss (no verdict, no p-value)."""
+    out = []
+    for change in changes:
+        info = infos[change.key]
+        gain = change.change
+        evidence = {
+            **_labels(info),
+            "baseline": change.baseline,
+            "candidate": change.candidate,
+            "besides_software": change.besides.text,
+            "changed": list(change.besides.changed),
+            "noted": list(change.besides.noted),
+            "delta_pct": change.delta_pct,
+            "baseline_level": None if gain is None else gain.baseline_level,
+            "candidate_level": None if gain is None else gain.candidate_level,
+        }
+        if change.twins:
+            evidence["twins"] = list(change.twins)
+        parts = ("configuration", change.key, change.baseline, change.candidate)
+        out.append(
+            FindingRecord(
+                fingerprint=fingerprint(*parts),
+                kind=KIND_CONFIGURATION,
+                series_key=change.key,
+                method="comparability_rule",
+                software=info.software,
+                baseline_version=change.baseline,
+                candidate_version=change.candidate,
+                change_pct=_json(change.delta_pct),
+                evidence=_json(evidence),
+            )
+        )
+    return out
 
 
 def change_point_findings(
@@ -255,7 +325,7 @@ def _scaling_key_text(software: str, finding: ScalingFinding) -> str:
     k = finding.key
     parts = (software, k.submitter, k.accelerator, k.benchmark, k.scenario, k.workload, k.metric)
     capped = k.power_mode if k.power_mode and k.power_mode != PERFORMANCE else ""
-    tail = " ".join(p for p in (k.division, k.software_stack, k.host_cpu, capped) if p)
+    tail = " ".join(p for p in (k.division, k.software_stack, k.host_cpu, capped, k.family) if p)
     return join_key(*parts, tail, f"x{finding.base_accelerators}->x{finding.accelerators}")
 
 

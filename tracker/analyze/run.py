@@ -47,9 +47,11 @@ from tracker.analyze.collect import version_series as build_version_series
 from tracker.analyze.findings import (
     COMPARISON_KINDS,
     KIND_CHANGE_POINT,
+    KIND_CONFIGURATION,
     KIND_DRIFT,
     change_point_findings,
     comparison_findings,
+    configuration_findings,
     drift_findings,
     scaling_findings_of,
     sla_findings,
@@ -126,8 +128,16 @@ class AnalysisOutcome:
     sweeps_without_interactivity: int = 0
     saved: FindingsSaved | None = None
     twins: Mapping[str, Sequence[str]] = field(default_factory=dict)
-    """Per ``-99`` series key, the ``-99.9`` twins its comparison stands for."""
+    """Per series key, the twins its comparison stands for (one measurement, several names)."""
     drifts: tuple[DriftResult, ...] = ()
+    stack_rankings: tuple[groupings.StackRanking, ...] = ()
+    """``stack_series`` ranked: stacks of one platform within a version, best first."""
+    configuration_changes: tuple[groupings.ConfigurationChange, ...] = ()
+    """Pairs whose configuration changed (the comparability rule): never compared."""
+    besides: Mapping[tuple[str, VersionPair], groupings.Besides] = field(default_factory=dict)
+    """What changed besides the software, per series and version pair looked at."""
+    sides: Mapping[str, Mapping[str, groupings.Side]] = field(default_factory=dict)
+    """Per series and version, what its results ran on (configuration, precision)."""
 
     @property
     def family_size(self) -> int:
@@ -139,8 +149,11 @@ class AnalysisOutcome:
         return dict(sorted(Counter(f.kind for f in self.findings).items()))
 
     def gains_between(self, baseline: str, candidate: str) -> tuple[SeriesGain, ...]:
-        """The gain of every series (across versions) that has both versions."""
-        return software_gains(self.series, baseline, candidate)
+        """The software gain of every series (across versions) that has both versions and
+        whose change is a software one under the comparability rule (twins counted once)."""
+        pair = VersionPair(baseline, candidate)
+        rule = groupings.apply_rule(_pairs(self.series, pair, every=False), self.infos, self.sides)
+        return software_gains(rule.software.get(pair, ()), baseline, candidate)
 
     def groups(self) -> tuple[ScalingGroup, ...]:
         """Every scaling group, of every software."""
@@ -172,16 +185,6 @@ def _pairs(
                 out[VersionPair(old, new)].append(s)
         elif len(s.versions) > 1:
             out[VersionPair(s.versions[-2], s.versions[-1])].append(s)
-    return out
-
-
-def _merged(
-    *groups: Mapping[VersionPair, list[SeriesSamples]],
-) -> dict[VersionPair, list[SeriesSamples]]:
-    out: dict[VersionPair, list[SeriesSamples]] = defaultdict(list)
-    for group in groups:
-        for pair, members in group.items():
-            out[pair].extend(members)
     return out
 
 
@@ -267,17 +270,19 @@ def analyse(
     found.infos.update(reading.infos)
     _merge_derived(found, reading.values)
     series = build_version_series(found, orders)
-    stacks = stack_series(found) if pair is None else ()
-    groups = _merged(_pairs(series, pair, every=False), _pairs(stacks, None, every=True))
-    groups, twins = groupings.comparable_groups(groups, found.infos, found.precisions)
+    stacks = stack_series(found) if pair is None else ()  # a ranking: never compared
+    rule = groupings.apply_rule(_pairs(series, pair, every=False), found.infos, found.sides)
+    groups, twins = rule.software, rule.twins
     comparisons = _compare(groups, conf, np.random.default_rng(rng_seed), found.infos)
+    changes = groupings.configuration_changes(rule)
     drifts = detect_drifts(series, policy=conf.drift)
     change_points = outside_drifts(detect_change_points(series, policy=conf.change_points), drifts)
     scaling, issues = _scaling(found, orders, conf)
     gains = _gains(groups)
     repeated = groupings.twin_pairs(series, groupings.series_labels(found.infos))
     findings = [
-        *comparison_findings(comparisons, found.infos, twins),
+        *comparison_findings(comparisons, found.infos, twins, rule.besides),
+        *configuration_findings(changes, found.infos),
         *change_point_findings((r for r in change_points if r.key not in repeated), found.infos),
         *drift_findings((r for r in drifts if r.key not in repeated), found.infos),
         *(f for sw in sorted(issues) for f in scaling_findings_of(sw, issues[sw], scaling[sw])),
@@ -289,6 +294,7 @@ def analyse(
         version_order=orders,
         series=series,
         stack_series=stacks,
+        stack_rankings=groupings.rank_stacks(stacks),
         infos=found.infos,
         comparisons=comparisons,
         change_points=change_points,
@@ -304,6 +310,9 @@ def analyse(
         invalid_samples=found.invalid,
         sweeps_without_interactivity=reading.without_interactivity,
         twins=twins,
+        configuration_changes=changes,
+        besides=rule.besides,
+        sides=found.sides,
     )
 
 
@@ -351,11 +360,15 @@ def _evaluated(outcome: AnalysisOutcome) -> Callable[[StoredFinding], bool]:
         (key, c.evidence.baseline, c.evidence.candidate)
         for c in outcome.comparisons.comparisons
         for key in (c.key, *outcome.twins.get(c.key, ()))
+    } | {
+        (key, change.baseline, change.candidate)
+        for change in outcome.configuration_changes
+        for key in (change.key, *change.twins)
     }
     searched = {r.key for r in outcome.change_points if not r.is_skipped}
 
     def evaluated(finding: StoredFinding) -> bool:
-        if finding.kind in COMPARISON_KINDS:
+        if finding.kind in (*COMPARISON_KINDS, KIND_CONFIGURATION):
             subject = (finding.series_key, finding.baseline_version, finding.candidate_version)
             return subject in compared
         if finding.kind in (KIND_CHANGE_POINT, KIND_DRIFT):  # its series' history was searched

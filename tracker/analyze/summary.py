@@ -40,9 +40,12 @@ def _comparisons(outcome: AnalysisOutcome) -> list[str]:
     run = outcome.comparisons
     counts = run.counts()
     verdicts = ", ".join(f"{v.value} {counts[v]}" for v in Verdict)
+    changed = outcome.configuration_changes
     return [
         f"Comparisons: {len(run.comparisons)} (each series' newest version against its previous "
-        f"one, and software stacks within a version): {verdicts}",
+        f"one, where nothing but the software changed): {verdicts}",
+        f"Configuration changed: {len(changed)} series whose hardware, power mode, division or "
+        "precision changed between the versions (not software gains or losses, not compared)",
         f"Multiple testing: {run.family_method.upper()} over {run.family_size} one-sided "
         f"p-values in each direction, each at q {run.q_level / FAMILIES:g}; confirmed when "
         f"q < {run.q_level:g}",
@@ -109,7 +112,8 @@ def summary_lines(outcome: AnalysisOutcome) -> list[str]:
     series = len(outcome.series)
     lines = [
         f"Analysed {outcome.samples} results ({outcome.invalid_samples} invalid, not used) "
-        f"in {series} series and {len(outcome.stack_series)} software-stack groups",
+        f"in {series} series and {len(outcome.stack_series)} software-stack groups "
+        "(stacks of one platform within a version: ranked, no direction)",
         *_comparisons(outcome),
         _change_points(outcome),
         _scaling(outcome),
@@ -230,11 +234,13 @@ def _change(members: Sequence[StoredFinding]) -> str:
 
 
 def finding_cells(members: Sequence[StoredFinding]) -> tuple[str, ...]:
-    """One issue (its findings) as the cells of :data:`FINDING_COLUMNS`."""
+    """One issue (its findings) as the cells of :data:`FINDING_COLUMNS`; the series of a
+    finding about a version pair ends with what changed besides the software."""
     finding = members[0]
     versions = " -> ".join(v for v in (finding.baseline_version, finding.candidate_version) if v)
     q = finding.evidence.get("q_value")
     status = finding.status if finding.is_current else f"{finding.status} (not found now)"
+    besides = finding.evidence.get("besides_software")
     return (
         str(finding.id),
         status,
@@ -243,7 +249,7 @@ def finding_cells(members: Sequence[StoredFinding]) -> tuple[str, ...]:
         versions,
         f"{q:.3g}" if isinstance(q, int | float) else "",
         finding.method,
-        issue_text(members),
+        issue_text(members) + (f" — {besides}" if isinstance(besides, str) and besides else ""),
     )
 
 

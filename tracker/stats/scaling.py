@@ -56,6 +56,9 @@ class ScalingKey:
     host_cpu: str = ""
     power_mode: str = ""
     """E.g. ``power-capped`` for an MLPerf MaxQ system: a family of its own."""
+    family: str = ""
+    """The rest of what a family shares (precision, host CPUs per node), as the analysis
+    words it; empty: nothing more."""
 
 
 def _norm(text: str | None) -> str:
@@ -74,6 +77,7 @@ def scaling_key(
     workload: str | None = None,
     host_cpu: str | None = None,
     power_mode: str | None = None,
+    family: str | None = None,
 ) -> ScalingKey:
     """A :class:`ScalingKey` from plain fields, whitespace-normalised (``None`` is "")."""
     return ScalingKey(
@@ -87,6 +91,7 @@ def scaling_key(
         workload=_norm(workload),
         host_cpu=_norm(host_cpu),
         power_mode=_norm(power_mode),
+        family=_norm(family),
     )
 
 
