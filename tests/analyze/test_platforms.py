@@ -2,11 +2,13 @@
 
 The v6.0 round's (filtered) table and v6.1's whole ``summary.json`` are
 ingested; ``tracker compare`` must print, to three significant digits:
-Vera Rubin NVL72 against NVIDIA's GB300 NVL72 x72 per accelerator (3.74×
-qwen3-vl Interactive, 2.57× deepseek-r1 Interactive), the same-system gain
-v6.0 → v6.1 (deepseek-r1 Server, 1.491×), the same accelerator at another
-system size (qwen3-vl Server x4 → x72, 1.615× per accelerator, labelled so)
-and the scaling efficiency x72 → x288 (deepseek-r1 Offline, 0.995).
+Vera Rubin NVL72 (a *preview* system, and said so) against NVIDIA's GB300 NVL72
+x72 per accelerator (3.74× qwen3-vl Interactive, 2.57× deepseek-r1 Interactive),
+the same-system gain v6.0 → v6.1 where nothing but the software changed
+(deepseek-r1 Server, 1.491×), the same accelerator at another system size
+(qwen3-vl Server x4 → x72, 1.615× per accelerator) apart from it as a
+configuration change, with what changed (accelerators, precision), and the
+scaling efficiency x72 → x288 (deepseek-r1 Offline, 0.995).
 """
 
 from __future__ import annotations
@@ -18,8 +20,8 @@ import pytest
 from click.testing import CliRunner, Result
 
 from tracker.analyze.platforms import (
+    CONFIGURATION_CHANGED,
     SAME_SYSTEM,
-    SIZES_DIFFER,
     rank_platforms,
     round_gains,
     size_scaling,
@@ -71,6 +73,9 @@ def test_platforms_per_accelerator_within_the_round(url: str) -> None:
     assert three_digits(ratio(qwen, VR)) == "3.74"
     assert three_digits(ratio(deepseek, VR)) == "2.57"
     assert "(reference)" in deepseek.splitlines()[-1]
+    for case in (qwen, deepseek):  # Vera Rubin is a preview system, GB300 an available one
+        assert f"NVIDIA/{VR} (preview): 72 ×" in case
+        assert f"{GB300}: 72 ×" in case
 
 
 def test_a_system_name_several_submitters_use_must_be_qualified(url: str) -> None:
@@ -87,9 +92,16 @@ def test_gains_across_rounds_and_scaling_across_sizes(url: str) -> None:
     same = section(result.output, f"v6.0 → v6.1, {SAME_SYSTEM}")
     assert three_digits(ratio(same, r"deepseek-r1 Server")) == "1.49"
     assert f"{ratio(same, r'deepseek-r1 Server'):.4g}" == "1.491"
-    sizes = section(result.output, f"v6.0 → v6.1, {SIZES_DIFFER}")
+    lines = same.splitlines()
+    at = next(i for i, ln in enumerate(lines) if "deepseek-r1 Server" in ln)
+    assert lines[at + 1].strip() == "besides the software: nothing but the software"
+    changed = section(result.output, f"v6.0 → v6.1, {CONFIGURATION_CHANGED}")
     line = r"qwen3-vl-235b-a22b Server: .*x4_TRT → .*x72_TRT \(x4 → x72, different system sizes\)"
-    assert f"{ratio(sizes, line):.4g}" == "1.615"
+    assert f"{ratio(changed, line):.4g}" == "1.615"
+    lines = changed.splitlines()
+    at = next(i for i, ln in enumerate(lines) if re.search(line, ln))
+    assert "configuration changed: accelerators 4 → 72" in lines[at + 1]
+    assert "precision fp32 → bf16" in lines[at + 1]
     scaling = section(result.output, "Scaling over system sizes in v6.1")
     step = next(ln for ln in scaling.splitlines() if "deepseek-r1 Offline: x72 → x288" in ln)
     efficiency = float(re.search(r"efficiency ([0-9.]+)", step).group(1))  # type: ignore[union-attr]
@@ -143,8 +155,10 @@ def test_the_pure_functions() -> None:
     gains = round_gains(samples, old_round="v0", new_round="v1", systems=("x8",))
     assert [(g.kind, g.old_system, g.new_system) for g in gains] == [
         (SAME_SYSTEM, "x8", "x8"),
-        (SIZES_DIFFER, "x8", "x16"),
-        (SIZES_DIFFER, "x8", "x32"),
-        (SIZES_DIFFER, "x4", "x8"),
+        (CONFIGURATION_CHANGED, "x8", "x16"),
+        (CONFIGURATION_CHANGED, "x8", "x32"),
+        (CONFIGURATION_CHANGED, "x4", "x8"),
     ]
+    assert gains[0].besides == "nothing but the software"
+    assert gains[1].besides == "configuration changed: accelerators 8 → 16"
     assert gains[0].ratio == 2.0 and gains[1].ratio == pytest.approx(9.375 / 5.0)

@@ -47,6 +47,7 @@ from tracker.analyze.groupings import (
     RUN_METRICS,
     Side,
     configuration_of,
+    framework,
     power_mode,
     precision_class,
     scales_with_accelerators,
@@ -103,11 +104,6 @@ class SampleSet:
     sides: dict[str, dict[str, Side]] = field(default_factory=dict)
     """series key → version → what its results ran on (the first sample's configuration
     and precision class there): what the comparability rule reads."""
-
-
-def framework(stack: str | None) -> str:
-    """The framework part of a stored software stack (before the first ``;``)."""
-    return (stack or "").split(";", 1)[0].strip()
 
 
 def _series(key: str, info: SeriesInfo, found: Values, order: Sequence[str]) -> SeriesSamples:

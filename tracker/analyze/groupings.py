@@ -114,6 +114,7 @@ __all__ = [
     "configuration_changes",
     "configuration_of",
     "fold_twins",
+    "framework",
     "group_by",
     "host_cpu_name",
     "point_order",
@@ -123,6 +124,7 @@ __all__ = [
     "scales_with_accelerators",
     "scaling_family",
     "series_labels",
+    "size_family",
     "twin_benchmark",
     "twin_configuration",
     "twin_pairs",
@@ -442,6 +444,34 @@ def twin_configuration(side: Side) -> tuple[object, ...]:
         conf.power_mode or PERFORMANCE,
         (conf.division or "").casefold(),
         precision,
+    )
+
+
+def framework(stack: str | None) -> str:
+    """The framework part of a stored software stack (before the first ``;``)."""
+    return (stack or "").split(";", 1)[0].strip()
+
+
+def size_family(
+    submitter: str | None,
+    configuration: Configuration | None,
+    precision: str | None,
+    stack: str | None,
+) -> tuple[object, ...]:
+    """What results must share to be sizes of one platform (a scaling family): submitter,
+    division, accelerator model, host CPU model and CPUs per node, power mode, precision
+    class, framework and CPU-only; only the accelerator count (and nodes) may differ."""
+    conf = configuration or Configuration()
+    return (
+        submitter,
+        (conf.division or "").casefold(),
+        _model(conf.accelerator),
+        _model(conf.host_cpu),
+        conf.host_cpus_per_node,
+        conf.power_mode or PERFORMANCE,
+        precision,
+        " ".join(framework(stack).split()),
+        conf.cpu_only,
     )
 
 

@@ -8,14 +8,24 @@ The figures are the ones people quote from MLPerf:
 
 * :func:`rank_platforms`: for each benchmark and scenario of a round, every
   system's result per accelerator, ranked, with its ratio to a reference system
-  (Vera Rubin NVL72 against GB300 NVL72 on deepseek-r1 Interactive: 2.57×);
-* :func:`round_gains`: the same system from one round to the next (a software
-  gain: GB300 NVL72 x72 deepseek-r1 Server v6.0 → v6.1, 1.491×), shown apart
-  from the same accelerator model at another system size, per accelerator and
-  labelled as such (GB300 qwen3-vl Server x4 in v6.0 against x72 in v6.1, 1.615×);
+  (Vera Rubin NVL72, a *preview* system, against GB300 NVL72 on deepseek-r1
+  Interactive: 2.57×) and its availability; twins (one measurement published
+  under several systems' names: :func:`tracker.analyze.groupings.twin_configuration`)
+  are one row naming the others;
+* :func:`round_gains`: the same system from one round to the next where nothing
+  but the software changed (a software gain: GB300 NVL72 x72 deepseek-r1 Server
+  v6.0 → v6.1, 1.491×), shown apart from the pairs whose configuration changed
+  (the comparability rule, :func:`tracker.analyze.groupings.besides_software`): the
+  same system with another host CPU or precision, and the same accelerator model at
+  another system size, per accelerator, each with what changed besides the software
+  (GB300 qwen3-vl Server x4 in v6.0 against x72 in v6.1, 1.615×: accelerators 4 →
+  72, precision fp32 → bf16);
 * :func:`size_scaling`: the scaling efficiency ``(T(N)/N) / (T(N0)/N0)`` of each
-  adjacent pair of sizes of one submitter's accelerator model in a round, and of
-  each size against the smallest (GB300 deepseek-r1 Offline x72 → x288: 0.995).
+  adjacent pair of sizes of one platform in a round (the scaling family of
+  :func:`tracker.analyze.groupings.size_family`, as ``tracker analyze`` groups them:
+  same submitter, division, accelerator and host CPU models, host CPUs per node,
+  power mode, precision and framework), and of each size against the smallest
+  (GB300 deepseek-r1 Offline x72 → x288: 0.995).
 * :func:`compare_training_rounds`: MLPerf Training, from one round to another: each
   system's official time to train per benchmark (the olympic mean of its runs times the
   RCP scaling factor of its ``scaling.json``), compared only for the same configuration
@@ -33,15 +43,30 @@ A system is named by its stored name (the result folder's platform, such as
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from tracker.records.results import AnalysisSample, ExportRow, ExtraValue, SystemRecord
+from tracker.analyze.groupings import (
+    TWIN_TOLERANCE,
+    besides_software,
+    configuration_of,
+    precision_class,
+    size_family,
+    twin_configuration,
+)
+from tracker.records.results import (
+    AnalysisSample,
+    Configuration,
+    ExportRow,
+    ExtraValue,
+    SystemRecord,
+)
 
 __all__ = [
+    "CONFIGURATION_CHANGED",
     "SAME_SYSTEM",
-    "SIZES_DIFFER",
     "TRAINING_SCORE",
     "TRAINING_SOFTWARE",
     "PlatformRanking",
@@ -59,8 +84,8 @@ __all__ = [
     "system_matches",
 ]
 
-SAME_SYSTEM = "same system"
-SIZES_DIFFER = "same accelerator, different system sizes"
+SAME_SYSTEM = "same system, nothing but the software"
+CONFIGURATION_CHANGED = "configuration changed, not a software gain"
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +103,10 @@ class PlatformResult:
     per_accelerator: float
     ratio: float | None
     is_reference: bool
+    availability: str | None = None
+    """``available``, ``preview``, ``rdi`` (``None``: not stated)."""
+    twins: tuple[str, ...] = ()
+    """The systems that published this very measurement too (their keys)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,8 +127,11 @@ class PlatformRanking:
 class RoundGain:
     """A result from one round to a later one; ``ratio`` is per accelerator (new / old).
 
-    ``kind`` is :data:`SAME_SYSTEM` (same system key) or :data:`SIZES_DIFFER`
-    (the same submitter's accelerator model at another accelerator count).
+    ``kind`` is :data:`SAME_SYSTEM` (same system key, nothing but the software changed)
+    or :data:`CONFIGURATION_CHANGED` (the same system with another hardware part, or
+    the same submitter's accelerator model at another accelerator count); ``besides``
+    says what changed besides the software, ``old_availability`` and
+    ``new_availability`` each side's availability.
     """
 
     kind: str
@@ -117,6 +149,9 @@ class RoundGain:
     new_accelerators: int
     new_value: float
     ratio: float
+    besides: str = ""
+    old_availability: str | None = None
+    new_availability: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,7 +178,8 @@ class ScalingStep:
 
 @dataclass(frozen=True, slots=True)
 class _Entry:
-    """One system's mean result of one benchmark, scenario and metric in a round."""
+    """One system's mean result of one benchmark, scenario and metric in a round, with
+    what it ran on."""
 
     system: str
     system_key: str
@@ -152,10 +188,22 @@ class _Entry:
     accelerator: str | None
     accelerators: int
     value: float
+    configuration: Configuration | None = None
+    precision: str | None = None
+    stack: str | None = None
 
     @property
     def per_accelerator(self) -> float:
         return self.value / self.accelerators
+
+    @property
+    def availability(self) -> str | None:
+        return None if self.configuration is None else self.configuration.availability
+
+    @property
+    def family(self) -> tuple[object, ...]:
+        """Its scaling family (:func:`tracker.analyze.groupings.size_family`)."""
+        return size_family(self.submitter, self.configuration, self.precision, self.stack)
 
 
 _Case = tuple[str, str, str, str]
@@ -192,6 +240,9 @@ def _entries(samples: Iterable[AnalysisSample], round_label: str) -> dict[_Case,
                 s.accelerator,
                 s.accelerators_total or 1,
                 sum(numbers) / len(numbers),
+                configuration_of(s),
+                precision_class(s.precision),
+                s.software_stack,
             )
         )
     return found
@@ -199,6 +250,40 @@ def _entries(samples: Iterable[AnalysisSample], round_label: str) -> dict[_Case,
 
 def _selected(entry: _Entry, systems: Sequence[str]) -> bool:
     return not systems or any(system_matches(entry.system, entry.system_key, n) for n in systems)
+
+
+def _twin_rows(entries: Sequence[_Entry], named: Sequence[str]) -> dict[str, list[str]]:
+    """Entries that are one measurement (the same value and twin configuration): the key
+    of the one kept (a named system first, else the first by key) → the others' keys."""
+    groups: dict[tuple[object, ...], list[_Entry]] = defaultdict(list)
+    for e in entries:
+        if e.configuration is None or not (e.configuration.accelerator or e.configuration.cpu_only):
+            continue
+        side = (e.configuration, e.precision)
+        groups[(twin_configuration(side), f"{e.value:.5g}")].append(e)
+    out: dict[str, list[str]] = {}
+    for members in groups.values():
+        head = members[0]
+        same = [m for m in members if math.isclose(m.value, head.value, rel_tol=TWIN_TOLERANCE)]
+        if len({m.system_key for m in same}) < 2:
+            continue
+        ordered = sorted(same, key=lambda m: (not _selected(m, named), m.system_key))
+        out[ordered[0].system_key] = [m.system_key for m in ordered[1:]]
+    return out
+
+
+def _ranked(
+    case_entries: Sequence[_Entry], systems: Sequence[str], named: str | None
+) -> tuple[list[_Entry], dict[str, list[str]]]:
+    """The entries of one case a ranking shows (twins counted once), best first."""
+    chosen = [e for e in case_entries if _selected(e, systems)]
+    twins = _twin_rows(chosen, [n for n in (*systems, named) if n])
+    dropped = {key for others in twins.values() for key in others}
+    kept = sorted(
+        (e for e in chosen if e.system_key not in dropped),
+        key=lambda e: (-e.per_accelerator, e.system_key),
+    )
+    return kept, twins
 
 
 def rank_platforms(
@@ -211,15 +296,13 @@ def rank_platforms(
     """Per benchmark and scenario of ``round_label``: the systems ranked per accelerator.
 
     With ``systems``, only those; the reference is ``reference``, else the last
-    of ``systems``, else the best system of each ranking.
+    of ``systems``, else the best system of each ranking. One measurement published
+    under several systems' names is one row, naming the others (``twins``).
     """
     named = reference or (systems[-1] if systems else None)
     rankings = []
     for case, entries in sorted(_entries(samples, round_label).items()):
-        chosen = sorted(
-            (e for e in entries if _selected(e, systems)),
-            key=lambda e: (-e.per_accelerator, e.system_key),
-        )
+        chosen, twins = _ranked(entries, systems, named)
         if not chosen or (systems and len(chosen) < 2):
             continue
         base = next(
@@ -239,6 +322,8 @@ def rank_platforms(
                 per_accelerator=e.per_accelerator,
                 ratio=None if base is None else e.per_accelerator / base.per_accelerator,
                 is_reference=e is base,
+                availability=e.availability,
+                twins=tuple(twins.get(e.system_key, ())),
             )
             for rank, e in enumerate(chosen, start=1)
         )
@@ -254,8 +339,33 @@ def rank_platforms(
 
 
 def _family(entry: _Entry) -> tuple[str | None, str | None, str | None]:
-    """What makes two systems sizes of one platform: submitter, division, accelerator model."""
+    """Systems worth setting beside one another across rounds at other sizes: the same
+    submitter, division and accelerator model (their configuration changed, and says how)."""
     return entry.submitter, entry.division, entry.accelerator
+
+
+def _gain(case: _Case, before: _Entry, after: _Entry, rounds: tuple[str, str]) -> RoundGain:
+    besides = besides_software(
+        before.configuration, after.configuration, before.precision, after.precision
+    )
+    same = before.system_key == after.system_key and besides.software_only
+    return RoundGain(
+        SAME_SYSTEM if same else CONFIGURATION_CHANGED,
+        *case,
+        accelerator=after.accelerator,
+        old_round=rounds[0],
+        old_system=before.system,
+        old_accelerators=before.accelerators,
+        old_value=before.value,
+        new_round=rounds[1],
+        new_system=after.system,
+        new_accelerators=after.accelerators,
+        new_value=after.value,
+        ratio=after.per_accelerator / before.per_accelerator,
+        besides=besides.text,
+        old_availability=before.availability,
+        new_availability=after.availability,
+    )
 
 
 def round_gains(
@@ -265,58 +375,66 @@ def round_gains(
     new_round: str,
     systems: Sequence[str] = (),
 ) -> list[RoundGain]:
-    """Same-system gains from ``old_round`` to ``new_round``, then other-size pairs.
+    """Same-system gains from ``old_round`` to ``new_round`` where nothing but the software
+    changed, then the pairs whose configuration changed (the same system, or the same
+    submitter's accelerator model at another size), each saying what changed.
 
     A pair is listed when either side is one of ``systems`` (every pair without).
     """
     pool = list(samples)
     old, new = _entries(pool, old_round), _entries(pool, new_round)
     same: list[RoundGain] = []
-    sizes: list[RoundGain] = []
+    changed: list[RoundGain] = []
     for case in sorted(set(old) & set(new)):
         for after in sorted(new[case], key=lambda e: e.system_key):
             for before in sorted(old[case], key=lambda e: e.system_key):
                 if not (_selected(after, systems) or _selected(before, systems)):
                     continue
-                if before.system_key == after.system_key:
-                    kind = SAME_SYSTEM
-                elif (
+                other_size = (
                     _family(before) == _family(after) and before.accelerators != after.accelerators
-                ):
-                    kind = SIZES_DIFFER
-                else:
-                    continue
-                gain = RoundGain(
-                    kind,
-                    *case,
-                    accelerator=after.accelerator,
-                    old_round=old_round,
-                    old_system=before.system,
-                    old_accelerators=before.accelerators,
-                    old_value=before.value,
-                    new_round=new_round,
-                    new_system=after.system,
-                    new_accelerators=after.accelerators,
-                    new_value=after.value,
-                    ratio=after.per_accelerator / before.per_accelerator,
                 )
-                (same if kind == SAME_SYSTEM else sizes).append(gain)
-    return same + sizes
+                if before.system_key != after.system_key and not other_size:
+                    continue
+                gain = _gain(case, before, after, (old_round, new_round))
+                (same if gain.kind == SAME_SYSTEM else changed).append(gain)
+    return same + changed
+
+
+def _step(
+    round_label: str, case: _Case, sizes: Sequence[_Entry], before: _Entry, after: _Entry
+) -> ScalingStep:
+    smallest = sizes[0]
+    return ScalingStep(
+        round_label,
+        after.submitter,
+        after.accelerator,
+        *case,
+        from_system=before.system,
+        from_accelerators=before.accelerators,
+        to_system=after.system,
+        to_accelerators=after.accelerators,
+        speedup=after.value / before.value,
+        efficiency=after.per_accelerator / before.per_accelerator,
+        smallest_accelerators=smallest.accelerators,
+        efficiency_vs_smallest=after.per_accelerator / smallest.per_accelerator,
+    )
 
 
 def size_scaling(
     samples: Iterable[AnalysisSample], *, round_label: str, systems: Sequence[str] = ()
 ) -> list[ScalingStep]:
-    """Scaling over the sizes of each platform (one with a system of ``systems``, if given).
+    """Scaling over the sizes of each platform (one with a system of ``systems``, if given):
+    the systems of one scaling family (:func:`tracker.analyze.groupings.size_family`).
 
     Where one platform has several systems of one size, the best result stands for it.
     """
     steps: list[ScalingStep] = []
     for case, entries in sorted(_entries(samples, round_label).items()):
-        families: dict[tuple[str | None, str | None, str | None], list[_Entry]] = defaultdict(list)
+        families: dict[tuple[object, ...], list[_Entry]] = defaultdict(list)
         for entry in entries:
-            families[_family(entry)].append(entry)
-        for family, members in sorted(families.items(), key=lambda f: tuple(map(str, f[0]))):
+            if entry.configuration is None or not entry.configuration.cpu_only:
+                families[entry.family].append(entry)
+        for _family_key, members in sorted(families.items(), key=lambda f: tuple(map(str, f[0]))):
             if systems and not any(_selected(m, systems) for m in members):
                 continue
             best: dict[int, _Entry] = {}
@@ -327,25 +445,10 @@ def size_scaling(
                 ):
                     best[member.accelerators] = member
             sizes = [best[n] for n in sorted(best)]
-            smallest = sizes[0] if sizes else None
-            for before, after in zip(sizes, sizes[1:], strict=False):
-                assert smallest is not None
-                steps.append(
-                    ScalingStep(
-                        round_label,
-                        family[0],
-                        family[2],
-                        *case,
-                        from_system=before.system,
-                        from_accelerators=before.accelerators,
-                        to_system=after.system,
-                        to_accelerators=after.accelerators,
-                        speedup=after.value / before.value,
-                        efficiency=after.per_accelerator / before.per_accelerator,
-                        smallest_accelerators=smallest.accelerators,
-                        efficiency_vs_smallest=after.per_accelerator / smallest.per_accelerator,
-                    )
-                )
+            steps += (
+                _step(round_label, case, sizes, before, after)
+                for before, after in zip(sizes, sizes[1:], strict=False)
+            )
     return steps
 
 

@@ -124,10 +124,14 @@ def compare(
 
     For each benchmark and scenario of the round, each system's valid throughput
     result divided by its accelerator count, ranked, with the ratio to the
-    reference; then the scaling efficiency over the sizes of each platform
-    (same submitter and accelerator model) in the round; with --against-round,
-    the gain of each system since that round, and apart from it the same
-    accelerator model at a different system size (per accelerator).
+    reference and its availability (preview, rdi); one measurement published
+    under several systems' names is one line naming the others. Then the scaling
+    efficiency over the sizes of each platform in the round (one scaling family:
+    same submitter, accelerator and host CPU, power mode, precision, framework);
+    with --against-round, the gain of each system since that round where nothing
+    but the software changed, and apart from it the pairs whose configuration
+    changed (another host CPU, precision or power mode, or the same accelerator
+    model at a different system size), with what changed (per accelerator).
 
     MLPerf Training (with --against-round): each system's official time to train
     per benchmark in both rounds, for the same configuration only (accelerators,
@@ -259,11 +263,22 @@ def _echo_ranking(ranking: PlatformRanking) -> None:
     )
     for r in ranking.results:
         mark = " (reference)" if r.is_reference else ""
-        click.echo(
-            f"  {r.rank}. {terminal_text(r.system_key)}: {r.accelerators} × "
-            f"{terminal_text(r.accelerator or '?')}, {r.per_accelerator:.6g} per accelerator "
-            f"({r.value:.6g} total), {_ratio(r.ratio)}{mark}"
+        twins = (
+            f"; the same measurement as {', '.join(terminal_text(t) for t in r.twins)}"
+            if r.twins
+            else ""
         )
+        click.echo(
+            f"  {r.rank}. {terminal_text(r.system_key)}{_availability(r.availability)}: "
+            f"{r.accelerators} × {terminal_text(r.accelerator or '?')}, "
+            f"{r.per_accelerator:.6g} per accelerator ({r.value:.6g} total), "
+            f"{_ratio(r.ratio)}{mark}{twins}"
+        )
+
+
+def _availability(status: str | None) -> str:
+    """`` (preview)`` for a system not available yet (``rdi``, ``preview``); else empty."""
+    return f" ({terminal_text(status)})" if status and status != "available" else ""
 
 
 def _echo_step(step: ScalingStep) -> None:
@@ -282,13 +297,14 @@ def _echo_gain(gain: RoundGain) -> None:
         if gain.old_accelerators == gain.new_accelerators
         else f"x{gain.old_accelerators} → x{gain.new_accelerators}, different system sizes"
     )
-    names = terminal_text(gain.old_system)
-    if gain.new_system != gain.old_system:
-        names = f"{names} → {terminal_text(gain.new_system)}"
+    names = terminal_text(gain.old_system) + _availability(gain.old_availability)
+    if gain.new_system != gain.old_system or gain.old_availability != gain.new_availability:
+        names = f"{names} → {terminal_text(gain.new_system)}{_availability(gain.new_availability)}"
     click.echo(
         f"  {terminal_text(gain.benchmark)} {terminal_text(gain.scenario)}: {names} ({sizes}): "
         f"{gain.old_value:.6g} → {gain.new_value:.6g} {gain.unit}, {_ratio(gain.ratio)}"
     )
+    click.echo(f"    besides the software: {terminal_text(gain.besides)}")
 
 
 def _speed(ratio: float | None) -> str:
