@@ -121,7 +121,10 @@ def test_markdown_names_the_series_and_goes_to_the_step_summary(
         "| failing | measured, at target | [example-llm-70b · concurrency · isl1024-osl1024 " in md
     )
     assert "at c2–c8 and at 50 tokens/s/user](site/compare/stack-2-0-12-2-0-13-" in md
-    assert "output_tokens_per_s and per accelerator · 7 series |" in md
+    assert (
+        "output_tokens_per_s and per accelerator · besides the software: nothing but the "
+        "software · 7 series |" in md
+    )
     assert "| -8.0% (worse) |" in md
     assert "family size" in md
     assert summary.read_text("utf-8") == "earlier step\n" + md + "\n"

@@ -60,6 +60,7 @@ def test_findings_print_one_line_per_issue_and_name_it_in_json(regressed: str) -
     assert row.startswith("1   open    regression  -8.0%   2.0.12 -> 2.0.13")
     assert row.endswith(
         f"{CURVE}|output_tokens_per_s and per accelerator {WHERE} (7 findings: 1–7)"
+        " — nothing but the software"
     )
     found = json.loads(tracker_ok(regressed, "findings", "--format", "json").stdout)
     assert len(found) == 7

@@ -18,6 +18,10 @@ and decides:
   comparison), with the stored reason;
   ``missing`` items: a baseline series without a candidate result
   (:mod:`tracker.gate.items`; not failing unless ``fail_on`` lists it);
+  ``configuration`` items: a series whose hardware part changed between the two
+  versions (the comparability rule, :mod:`tracker.analyze.groupings`): not compared,
+  never failing, with what changed (``host CPU A → B``); every measured item says
+  what changed besides the software too (``nothing but the software``);
 * an item of a kind the policy does not ``fail_on``, or covered by an unexpired
   acknowledgement (of the file, or a stored finding triaged as acknowledged or
   expected: :mod:`tracker.gate.policy`), does not fail; improvements never fail;
@@ -36,13 +40,16 @@ from dataclasses import dataclass, replace
 from datetime import date
 from typing import TYPE_CHECKING
 
+from tracker.analyze.groupings import NOTHING_BUT_SOFTWARE
 from tracker.analyze.run import AnalysisOutcome, analyse
 from tracker.analyze.settings import AnalysisSettings
 from tracker.errors import EXIT_GATE_FAILED, EXIT_OK, EXIT_STRICT_SUSPECT, ConfigError
 from tracker.gate.items import (
+    KIND_CONFIGURATION,
     KIND_INVALID,
     KIND_MISSING,
     STATE_ACKNOWLEDGED,
+    STATE_CONFIGURATION,
     STATE_FAILING,
     STATE_INCONCLUSIVE,
     STATE_ORDER,
@@ -141,6 +148,9 @@ class GateResult:
             note = f"; {missing}" if missing and not missing_fails else ""
             return f"gate: {self.exit_code} ({', '.join(parts)}{note}, {pair})"
         note = f"; {missing}" if missing else ""
+        changed = len(self.issues_in(STATE_CONFIGURATION))
+        if changed:
+            note = f"; {changed} configuration changed (not compared){note}"
         if self.exit_code == EXIT_STRICT_SUSPECT:
             doubts = f"{doubtful} suspect or inconclusive, strict"
             return f"gate: {EXIT_STRICT_SUSPECT} (no regression; {doubts}{note}, {pair})"
@@ -173,7 +183,12 @@ def resolve_pair(
 
 
 def _comparison_item(
-    c: Comparison, info: SeriesInfo, kind: str, policy: GatePolicy, today: date
+    c: Comparison,
+    info: SeriesInfo,
+    kind: str,
+    policy: GatePolicy,
+    today: date,
+    besides: str = NOTHING_BUT_SOFTWARE,
 ) -> GateItem | None:
     ev, verdict = c.evidence, c.verdict  # decided under the policy (see gate_settings)
     if verdict is Verdict.NO_CHANGE:
@@ -196,7 +211,32 @@ def _comparison_item(
         q_level=c.q_level if c.q_level is not None else policy.q_level,
         detail=ev.note,
         acknowledgement=ack,
+        besides_software=besides,
     )
+
+
+def _configuration_items(outcome: AnalysisOutcome, pair: VersionPair) -> list[GateItem]:
+    """One item per series of ``pair`` whose configuration changed: listed, never failing."""
+    items = []
+    for change in outcome.configuration_changes:
+        if (
+            VersionPair(change.baseline, change.candidate) != pair
+            or change.key not in outcome.infos
+        ):
+            continue
+        text = change.besides.text
+        items.append(
+            replace(
+                base_item(outcome.infos[change.key], change.key, KIND_CONFIGURATION, pair),
+                verdict="configuration_changed",
+                state=STATE_CONFIGURATION,
+                delta_pct=change.delta_pct,
+                detail=text,
+                besides_software=text,
+                twins=change.twins,
+            )
+        )
+    return items
 
 
 def _not_reached(
@@ -291,7 +331,8 @@ def evaluate_gate(
         c for c in run.comparisons if VersionPair(c.evidence.baseline, c.evidence.candidate) == pair
     ]
     found_invalid = invalid_items(invalid, outcome.infos, policy, pair=pair, today=today)
-    if not compared_pair and not run.missing and not found_invalid:
+    changed = _configuration_items(outcome, pair)
+    if not compared_pair and not run.missing and not found_invalid and not changed:
         raise ConfigError(
             f"no series has results for both {baseline} and {candidate}: nothing to compare"
         )
@@ -300,9 +341,11 @@ def evaluate_gate(
     for c in compared_pair:
         info = outcome.infos[c.key]
         kind = "target" if c.key in targets else "regression"
-        item = _comparison_item(c, info, kind, policy, today)
+        besides = outcome.besides.get((c.key, pair))
+        text = besides.text if besides is not None else NOTHING_BUT_SOFTWARE
+        item = _comparison_item(c, info, kind, policy, today, text)
         if item is not None:
-            items.append(item)
+            items.append(replace(item, twins=tuple(outcome.twins.get(c.key, ()))))
     for key in run.missing:
         if key in outcome.infos:
             kind = "target" if key in targets else "regression"
@@ -319,7 +362,9 @@ def evaluate_gate(
     items += _not_reached(outcome, policy, pair, today)
     items += _scaling_items(outcome, policy, candidate, today)
     items += found_invalid
+    items += changed
     compared = {c.key for c in compared_pair} | set(run.missing) | {i.key for i in found_invalid}
+    compared |= {i.key for i in changed}
     softwares = {outcome.infos[k].software for k in compared if k in outcome.infos}
     items += missing_items(
         outcome,

@@ -69,10 +69,12 @@ __all__ = [
     "GateItem",
     "InvalidCandidate",
     "InvalidWatch",
+    "KIND_CONFIGURATION",
     "KIND_INVALID",
     "KIND_MISSING",
     "NO_ACCELERATOR_COUNT",
     "STATE_ACKNOWLEDGED",
+    "STATE_CONFIGURATION",
     "STATE_FAILING",
     "STATE_IMPROVEMENT",
     "STATE_INCONCLUSIVE",
@@ -97,6 +99,8 @@ STATE_NOT_GATED = "not gated"
 STATE_SUSPECT = "suspect"
 STATE_INCONCLUSIVE = "inconclusive"
 STATE_IMPROVEMENT = "improvement"
+STATE_CONFIGURATION = "configuration changed"
+KIND_CONFIGURATION = "configuration"
 
 CHECKS = {
     "regression": "measured",
@@ -104,6 +108,7 @@ CHECKS = {
     "scaling": "scaling",
     "invalid": "invalid",
     "missing": "missing",
+    "configuration": "configuration",
 }
 """Each item kind (which check found it) in the words of the gate's "check" column."""
 
@@ -114,6 +119,7 @@ STATE_ORDER = {
     STATE_ACKNOWLEDGED: 3,
     STATE_NOT_GATED: 4,
     STATE_IMPROVEMENT: 5,
+    STATE_CONFIGURATION: 6,
 }
 """The states, worst first: how items and issues are sorted, and an issue's state."""
 
@@ -124,7 +130,10 @@ class GateItem(SeriesKey):
 
     ``delta_pct`` is the raw relative change (+5.0 = 5% higher); ``worse`` says whether
     that is worse for this metric. ``state`` is failing, acknowledged, not gated
-    (a kind the policy does not fail on), suspect, inconclusive or improvement.
+    (a kind the policy does not fail on), suspect, inconclusive, improvement or
+    configuration changed (its hardware part changed between the versions: the
+    comparability rule; never failing). ``besides_software`` says what changed besides
+    the software (``nothing but the software``, or the differences).
     """
 
     kind: str
@@ -146,6 +155,9 @@ class GateItem(SeriesKey):
     q_level: float | None = None
     detail: str = ""
     acknowledgement: Acknowledgement | None = None
+    besides_software: str = ""
+    twins: tuple[str, ...] = ()
+    """The series that are this very measurement under other names (counted once)."""
 
 
 def item_state(verdict: Verdict, kind: str, policy: GatePolicy, ack: Acknowledgement | None) -> str:
@@ -411,6 +423,12 @@ class GateIssue:
         return tuple(dict.fromkeys(m.detail for m in self.members if m.detail))
 
     @property
+    def besides_software(self) -> str:
+        """What changed besides the software, as the headline says (empty: not about
+        two versions of one series, such as a scaling step)."""
+        return self.headline.besides_software
+
+    @property
     def deltas(self) -> tuple[float, ...]:
         """The members' changes (%), where they have one."""
         return tuple(m.delta_pct for m in self.members if m.delta_pct is not None)
@@ -425,7 +443,7 @@ def _cause(item: GateItem) -> Cause:
 def _side(item: GateItem) -> str:
     if item.verdict == "improvement":
         return "better"
-    if item.verdict == "inconclusive":
+    if item.verdict == "inconclusive" or item.kind == KIND_CONFIGURATION:
         return "neither"
     return "worse"
 

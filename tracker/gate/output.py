@@ -1,7 +1,11 @@
 """The gate's verdict as Markdown (for the CI summary), JSON (for machines) and table cells.
 
 Pure functions of a :class:`~tracker.gate.decision.GateResult`; the CLI prints them and
-appends the Markdown to ``$GITHUB_STEP_SUMMARY``. With ``report`` (the report
+appends the Markdown to ``$GITHUB_STEP_SUMMARY``. Every issue about two versions of a
+series says what changed besides the software (``nothing but the software``, or
+``configuration changed: host CPU A → B; ...``): in the text table and the Markdown
+after the issue, in the JSON as ``besides_software`` of each issue and item. With
+``report`` (the report
 folder, as the reader will reach it from where the output is shown) each series
 links into the static report: the comparison page of the version pair when the
 report has one (consecutive versions, or the first against the newest), else the
@@ -23,6 +27,7 @@ from typing import Any
 from urllib.parse import quote
 
 from tracker.gate.decision import GateIssue, GateItem, GateResult
+from tracker.gate.items import KIND_CONFIGURATION
 from tracker.gate.policy import policy_warnings
 from tracker.report.urls import benchmark_href, compare_href
 from tracker.text_safety import is_safe_link, json_text, markdown_text
@@ -69,6 +74,8 @@ def _delta(issue: GateIssue) -> str:
     if not deltas:
         return "—"
     word = "worse" if issue.headline.worse else "better"
+    if issue.kinds[0] == KIND_CONFIGURATION:
+        word = "configuration changed, not a software change"
     low, high = f"{deltas[0]:+.1f}%", f"{deltas[-1]:+.1f}%"
     return f"{low} ({word})" if low == high else f"{low} to {high} ({word})"
 
@@ -127,6 +134,10 @@ def issue_cells(result: GateResult, issue: GateIssue) -> tuple[str, ...]:
     change = _delta(issue) + (f"\nCI {_ci(h)}" if h.ci_pct is not None else "")
     lines = [" ".join(p for p in (issue.title, issue.where) if p), issue.series]
     lines += [d for d in issue.details if not issue.deltas or d != h.detail][:2]
+    if issue.besides_software and issue.besides_software not in issue.details:
+        lines.append(f"besides the software: {issue.besides_software}")
+    if h.twins:
+        lines.append(f"the same measurement as {', '.join(h.twins)}")
     if not issue.deltas and not issue.details:
         lines.append(h.verdict)
     facts = [f"q {_number(h.q_value)}"] if h.q_value is not None else []
@@ -196,6 +207,10 @@ def _markdown_cells(result: GateResult, issue: GateIssue, report: str | None) ->
     if link is not None:
         cell = f"[{cell}]({quote(link, safe=_LINK_SAFE)})"
     notes = [issue.series, *issue.details[:2]]
+    if issue.besides_software and issue.besides_software not in issue.details:
+        notes.append(f"besides the software: {issue.besides_software}")
+    if h.twins:
+        notes.append(f"the same measurement as {', '.join(h.twins)}")
     if len(issue.members) > 1:
         notes.append(f"{len(issue.members)} series")
     cell += " · " + markdown_text(" · ".join(notes))
@@ -231,6 +246,7 @@ def _issue_json(result: GateResult, issue: GateIssue, report: str | None) -> dic
         "where": issue.where,
         "series": issue.series,
         "headline": issue.headline.key,
+        "besides_software": issue.besides_software,
         "members": [m.key for m in issue.members],
         "link": item_link(result, issue.headline, report),
     }
