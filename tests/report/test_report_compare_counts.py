@@ -27,6 +27,7 @@ ISSUE_CHIPS = [
     "0 suspect changes",
     "2 improvements",
     "0 inconclusive",
+    "0 configuration changed",
     "2 unchanged",
 ]
 
@@ -76,8 +77,8 @@ def test_overview_cards_count_issues_like_the_headline(demo_site: Path) -> None:
 def test_scaling_pair_counts_its_warning_beside_the_measured_ones(demo_site: Path) -> None:
     page = _page(demo_site, "mlperf-inference-v5-1-v6-0")
     assert _chips(page) == [
-        ["0 regressions", "0 suspect changes", "3 improvements", "0 inconclusive", "1 unchanged"]
-        + ["1 scaling warning"]
+        ["0 regressions", "0 suspect changes", "3 improvements", "0 inconclusive"]
+        + ["0 configuration changed", "1 unchanged", "1 scaling warning"]
     ]
     text = _text(page)
     assert "v6.0 against v5.1: 1 scaling warning, 3 improvements; 1 unchanged" in text

@@ -89,6 +89,7 @@ COMPARISONS_HEADER = (
     "delta_pct",
     *_TEST_COLUMNS,
     "verdict",
+    "besides_software",
 )
 FINDINGS_HEADER = (
     "id",
@@ -195,6 +196,7 @@ def comparison_csv_rows(
             statistic(r.delta_pct),
             *_test_cells(r.ci_pct, r.p_value, r.q_value, r.method),
             r.verdict,
+            r.besides,
         )
 
 

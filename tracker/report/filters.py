@@ -23,6 +23,7 @@ __all__ = [
     "evidence_items",
     "evidence_json",
     "format_change",
+    "format_configuration_change",
     "format_ci",
     "format_count",
     "format_direction",
@@ -118,7 +119,8 @@ def format_verdict_count(n: int, verdict: str) -> str:
     """A count of one verdict in words: ``1 regression``, ``2 improvements``, ``3 unchanged``."""
     nouns = {"suspect": "suspect change", "no_change": "unchanged", "scaling": "scaling warning"}
     noun = nouns.get(verdict.removesuffix("_efficiency"), format_kind(verdict).lower())
-    return format_count(n, noun, noun if noun in ("unchanged", "inconclusive") else None)
+    same = ("unchanged", "inconclusive", "configuration changed")
+    return format_count(n, noun, noun if noun in same else None)
 
 
 def format_repeats(n: int) -> str:
@@ -159,6 +161,14 @@ def format_change(delta_pct: float | None, higher_is_better: bool) -> str:
         return "0.0% (no change)"
     better = (delta_pct > 0) == higher_is_better
     return f"{_signed_pct(delta_pct)} {'better' if better else 'worse'}"
+
+
+def format_configuration_change(delta_pct: float | None) -> str:
+    """The raw change of a series whose configuration changed, said not to be a software
+    change: ``+4,401.5% (not a software change)``."""
+    if delta_pct is None or not math.isfinite(delta_pct):
+        return _NO_VALUE
+    return f"{_signed_pct(delta_pct)} (not a software change)"
 
 
 def format_ci(ci: Sequence[float | None] | None) -> str:
@@ -370,6 +380,7 @@ FILTERS: Mapping[str, Callable[..., Any]] = {
     "chart_json": chart_json,
     "evidence_items": evidence_items,
     "format_change": format_change,
+    "format_configuration_change": format_configuration_change,
     "format_ci": format_ci,
     "format_efficiency": format_efficiency,
     "format_gain": format_gain,

@@ -41,6 +41,7 @@ from datetime import UTC
 from itertools import groupby
 from typing import TYPE_CHECKING, Literal
 
+from tracker.analyze.groupings import ConfigurationChange
 from tracker.records.findings import (
     AnalysisRunSettings,
     FindingRecord,
@@ -294,6 +295,11 @@ class PairRun:
 
     One pair is one Benjamini–Hochberg family. ``is_latest`` marks each software's
     newest consecutive pair, ``is_baseline`` its newest version against its first.
+    ``run`` compares the series whose change is a software one (the comparability rule,
+    :mod:`tracker.analyze.groupings`; twins counted once); ``changes`` are the series
+    whose configuration changed (not compared), ``besides`` what changed besides the
+    software of each compared series (absent: nothing), ``twins`` per series key the
+    series it stands for.
     """
 
     software: str
@@ -302,6 +308,9 @@ class PairRun:
     run: ComparisonRun
     is_latest: bool = False
     is_baseline: bool = False
+    changes: tuple[ConfigurationChange, ...] = ()
+    besides: Mapping[str, str] = field(default_factory=dict)
+    twins: Mapping[str, Sequence[str]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)

@@ -181,9 +181,17 @@ _SIDE = {
     "suspect": "worse",
     "improvement": "better",
     "inconclusive": "neither",
+    "configuration_changed": "configuration",
     "no_change": "unchanged",
 }
-_WORST = ("regression", "suspect", "improvement", "inconclusive", "no_change")
+_WORST = (
+    "regression",
+    "suspect",
+    "improvement",
+    "inconclusive",
+    "configuration_changed",
+    "no_change",
+)
 
 
 def _name(cause: Cause) -> str:

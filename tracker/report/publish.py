@@ -6,9 +6,11 @@ page has content whether or not ``tracker analyze`` was run: series, change
 points, scaling groups and the throughput at the interactivity target. The
 comparison pages use the gate's engine on every consecutive version pair of each
 software and on its newest version against its first (one Benjamini–Hochberg
-family per pair, seeded bootstrap). Findings are the stored ones, with their
-triage states; when none are stored, the findings of this run are shown,
-marked "not stored" (run ``tracker analyze`` to store and triage them).
+family per pair, seeded bootstrap), under the comparability rule: only the series
+where nothing but the software changed are compared, the others are listed as
+configuration changes with what changed, and twins count once. Findings are the
+stored ones, with their triage states; when none are stored, the findings of this
+run are shown, marked "not stored" (run ``tracker analyze`` to store and triage them).
 
 Nothing that grows with every result is held whole: the samples stream into the
 analysis (the systems' descriptions are gathered on the way), the report reads
@@ -27,10 +29,12 @@ from typing import Any
 
 import numpy as np
 
+from tracker.analyze.groupings import apply_rule, configuration_changes
 from tracker.analyze.platforms import rank_platforms
 from tracker.analyze.run import DEFAULT_SEED, AnalysisOutcome, analyse
 from tracker.analyze.settings import AnalysisSettings, ReportOverrides, report_settings, settings_of
 from tracker.records.findings import StoredFinding
+from tracker.records.keys import VersionPair
 from tracker.records.results import OUTPUT_TOKENS_PER_S, AnalysisSample, SeriesPoint, VersionInfo
 from tracker.report.inputs import (
     TRAINING_SOFTWARE,
@@ -91,15 +95,28 @@ def _pair_runs(
             ]
             if not both:
                 continue
+            pair = VersionPair(baseline, candidate)
+            rule = apply_rule({pair: both}, outcome.infos, outcome.sides)
+            kept = rule.software.get(pair, [])
             rng = np.random.default_rng(seed)
-            found = collect_evidence(both, baseline, candidate, rng=rng, policy=settings.compare)
+            found = collect_evidence(kept, baseline, candidate, rng=rng, policy=settings.compare)
             run = decide_verdicts(
                 found.evidence,
                 q_level=settings.compare.q_level,
                 family_method=settings.family_method,
                 missing=found.missing,
             )
-            yield PairRun(software, baseline, candidate, run, latest, first)
+            yield PairRun(
+                software,
+                baseline,
+                candidate,
+                run,
+                latest,
+                first,
+                changes=configuration_changes(rule),
+                besides={key: b.text for (key, _p), b in rule.besides.items()},
+                twins=rule.twins,
+            )
 
 
 _SYSTEM_FIELDS = (

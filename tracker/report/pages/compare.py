@@ -24,6 +24,7 @@ import math
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
+from tracker.analyze.groupings import NOTHING_BUT_SOFTWARE, ConfigurationChange
 from tracker.records.findings import SeriesInfo
 from tracker.report.common import (
     PAGE_ROWS,
@@ -57,8 +58,16 @@ _SEVERITY = {
     Verdict.SUSPECT: 1,
     Verdict.IMPROVEMENT: 2,
     Verdict.INCONCLUSIVE: 3,
-    Verdict.NO_CHANGE: 4,
+    Verdict.NO_CHANGE: 5,
 }
+CONFIGURATION_CHANGED = "configuration_changed"
+"""The verdict of a series whose configuration changed: listed, never compared."""
+_VERDICTS = (
+    *(v.value for v in sorted(Verdict, key=lambda v: _SEVERITY[v]) if v is not Verdict.NO_CHANGE),
+    CONFIGURATION_CHANGED,
+    Verdict.NO_CHANGE.value,
+)
+"""Every verdict of a comparison page, worst first (the order of its counts)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,6 +130,11 @@ class CompareRow:
     """The system's identity (submitter/name)."""
     is_target: bool = False
     """Throughput at the interactivity target (a gate kind of its own)."""
+    besides: str = ""
+    """What changed besides the software: ``nothing but the software``, or the
+    configuration's differences (then the verdict is ``configuration_changed``)."""
+    twins: tuple[str, ...] = ()
+    """The series that are this very measurement under other names (counted once)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,7 +202,11 @@ def _finite(value: float | None) -> float | None:
 
 
 def _row(
-    c: Comparison, info: SeriesInfo | None, names: SystemNames, targets: frozenset[str]
+    c: Comparison,
+    info: SeriesInfo | None,
+    names: SystemNames,
+    targets: frozenset[str],
+    pair: PairRun | None = None,
 ) -> CompareRow:
     ev = c.evidence
     if info is None:
@@ -218,13 +236,51 @@ def _row(
         system_href=system.href,
         system_key=system.key,
         is_target=c.key in targets,
+        besides=pair.besides.get(c.key, NOTHING_BUT_SOFTWARE) if pair else NOTHING_BUT_SOFTWARE,
+        twins=tuple(pair.twins.get(c.key, ())) if pair else (),
+    )
+
+
+def _changed_row(
+    change: ConfigurationChange, info: SeriesInfo | None, names: SystemNames
+) -> CompareRow:
+    """A series whose configuration changed: its values and Δ% for information only."""
+    if info is None:
+        info = SeriesInfo("", change.key, "", "", "", "", "", True)
+    system = names.of(info.system)
+    gain = change.change
+    return CompareRow(
+        system=system.label,
+        benchmark=info.benchmark,
+        scenario=info.scenario,
+        workload=info.workload,
+        metric=info.metric,
+        unit=info.unit,
+        higher_is_better=info.higher_is_better,
+        baseline_value=None if gain is None else _finite(gain.baseline_level),
+        candidate_value=None if gain is None else _finite(gain.candidate_level),
+        delta_pct=_finite(change.delta_pct),
+        ci_pct=None,
+        p_value=None,
+        q_value=None,
+        method="comparability_rule",
+        n_baseline=0,
+        n_candidate=0,
+        verdict=CONFIGURATION_CHANGED,
+        severity=4,
+        note=change.besides.text,
+        href=benchmark_href(info.benchmark, info.scenario),
+        system_href=system.href,
+        system_key=system.key,
+        besides=change.besides.text,
+        twins=change.twins,
     )
 
 
 def _counts(pair: PairRun) -> tuple[VerdictCount, ...]:
-    counts = pair.run.counts()
-    ranked = sorted(Verdict, key=lambda v: _SEVERITY[v])
-    return tuple(VerdictCount(v.value, counts[v]) for v in ranked)
+    counts = {v.value: n for v, n in pair.run.counts().items()}
+    counts[CONFIGURATION_CHANGED] = len(pair.changes)
+    return tuple(VerdictCount(v, counts.get(v, 0)) for v in _VERDICTS)
 
 
 def _issues(pair: PairRun, rows: Sequence[CompareRow]) -> tuple[VerdictIssue, ...]:
@@ -247,8 +303,7 @@ def _issues(pair: PairRun, rows: Sequence[CompareRow]) -> tuple[VerdictIssue, ..
 
 
 def _issue_counts(issues: Sequence[VerdictIssue]) -> tuple[VerdictCount, ...]:
-    ranked = sorted(Verdict, key=lambda v: _SEVERITY[v])
-    return tuple(VerdictCount(v.value, sum(i.verdict == v.value for i in issues)) for v in ranked)
+    return tuple(VerdictCount(v, sum(i.verdict == v for i in issues)) for v in _VERDICTS)
 
 
 def _target_issues(pair: PairRun, rows: Sequence[CompareRow]) -> tuple[VerdictCount, ...]:
@@ -278,12 +333,15 @@ def compare_rows(
     names: SystemNames,
     targets: frozenset[str] = frozenset(),
 ) -> list[CompareRow]:
-    """Every series of ``pair``, worst first (verdict, then Δ%, then system).
+    """Every series of ``pair``, worst first (verdict, then Δ%, then system): the compared
+    ones, and those whose configuration changed (listed after them, never compared).
 
     ``targets``: the keys of the throughput-at-target series.
     """
+    rows = [_row(c, infos.get(c.key), names, targets, pair) for c in pair.run.comparisons]
+    rows += [_changed_row(change, infos.get(change.key), names) for change in pair.changes]
     return sorted(
-        (_row(c, infos.get(c.key), names, targets) for c in pair.run.comparisons),
+        rows,
         key=lambda r: (r.severity, r.delta_pct if r.delta_pct is not None else 0.0, r.system),
     )
 

@@ -111,6 +111,8 @@ def headline_text(
     tail = [f"{counts.get('no_change', 0):,} unchanged"]
     if counts.get("inconclusive", 0):
         tail.append(f"{counts['inconclusive']:,} inconclusive")
+    if counts.get("configuration_changed", 0):  # never a gain or loss: counted, not named
+        tail.append(f"{counts['configuration_changed']:,} configuration changed (not compared)")
     return f"{candidate} against {baseline}: " + ", ".join(parts) + "; " + ", ".join(tail)
 
 
