@@ -6,12 +6,15 @@ import json
 
 import pytest
 
+from tracker.records.results import Configuration
 from tracker.report.filters import (
     FILTERS,
+    configuration_items,
     evidence_items,
     evidence_json,
     format_change,
     format_ci,
+    format_configuration_change,
     format_count,
     format_direction,
     format_efficiency,
@@ -24,6 +27,7 @@ from tracker.report.filters import (
     format_p,
     format_range,
     format_repeats,
+    format_twins,
     format_value,
     format_versions,
     sort_value,
@@ -176,3 +180,41 @@ def test_evidence_items_leave_out_columns_and_empty_values_but_the_csv_keeps_the
     evidence = {"benchmark": "resnet50", "p_value": 0.01, "g": 0.1416130325535896, "spikes": []}
     assert evidence_items(evidence) == [("g", "0.141613")]
     assert json.loads(evidence_json(evidence)) == {"g": 0.1416130325535896, "spikes": []}
+
+
+def test_a_configuration_change_is_shown_as_no_software_change() -> None:
+    assert format_configuration_change(4401.5) == "+4401.5% (not a software change)"
+    assert format_configuration_change(-97.9) == "\N{MINUS SIGN}97.9% (not a software change)"
+    assert format_configuration_change(None) == "\N{EM DASH}"
+
+
+def test_twins_are_named_by_benchmark_scenario_and_system() -> None:
+    keys = ["mlperf-inference|Dell/Dell_Pro_Max_GB10x1|yolo-99|MultiStream||p99_ms", "odd"]
+    assert format_twins(keys) == "yolo-99 MultiStream (Dell/Dell_Pro_Max_GB10x1), odd"
+
+
+def test_configuration_items_say_what_the_round_states() -> None:
+    amd = Configuration(
+        accelerator="AMD Instinct MI355X 288GB HBM3e (x94)",
+        accelerators_total=96,
+        nodes=12,
+        accelerators_per_node=8,
+        accelerators_stated=94,
+        host_cpu="AMD EPYC 9575F",
+        host_cpus_per_node=2,
+        host_cores=64,
+        tgp_w=1400.0,
+        availability="available",
+        division="closed",
+    )
+    assert configuration_items(amd) == [
+        ("Accelerators", "96 × AMD Instinct MI355X 288GB HBM3e (x94) (the description says 94)"),
+        ("Nodes", "12 nodes, 8 accelerators per node"),
+        ("Host CPUs", "2 × AMD EPYC 9575F per node, 64 cores each"),
+        ("Power", "performance (no power cap stated), TGP 1400 W"),
+        ("Availability", "available"),
+        ("Division", "closed"),
+    ]
+    cpu = Configuration(accelerator="NVIDIA GB10", accelerators_total=1, cpu_only=True)
+    assert configuration_items(cpu)[0] == ("Accelerators", "none: CPU only")
+    assert ("Power", "MaxQ") in configuration_items(Configuration(power_mode="MaxQ"))

@@ -176,6 +176,10 @@ class FindingRow:
     """The page of its benchmark (relative to the root)."""
     evidence_href: str = "findings.html"
     """The findings page that shows its evidence (relative to the root)."""
+    besides: str = ""
+    """What changed besides the software between its versions (a finding about a version
+    pair): ``nothing but the software``, or ``configuration changed: ...``; empty
+    otherwise."""
 
 
 def _text(value: Any) -> str:
@@ -254,6 +258,7 @@ def finding_row(
         note=note or _text(ev.get("note")),
         evidence=ev,
         href=benchmark_href(benchmark, scenario) if benchmark else "findings.html",
+        besides=_text(ev.get("besides_software")),
     )
 
 
@@ -263,11 +268,13 @@ _STATUS_ORDER = {"open": 0, "not stored": 0, "acknowledged": 1, "expected": 2, "
 
 
 def finding_rank(row: FindingRow) -> tuple[int, str, str]:
-    """Sort key: regressions first, improvements last, then software and series."""
+    """Sort key: regressions first, then improvements, configuration changes (never a
+    software gain or loss) last, then software and series."""
     if row.kind in _KIND_ORDER:
         rank = _KIND_ORDER.index(row.kind)
     else:
-        rank = len(_KIND_ORDER) + (1 if row.kind == "improvement" else 0)
+        last = {"improvement": 1, "configuration_changed": 2}
+        rank = len(_KIND_ORDER) + last.get(row.kind, 0)
     return rank, row.software, row.series_key
 
 

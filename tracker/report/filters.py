@@ -14,16 +14,19 @@ from typing import Any
 from markupsafe import Markup
 
 from tracker.records.keys import SeriesKey, split_key
+from tracker.records.results import Configuration
 
 __all__ = [
     "EVIDENCE_SHOWN",
     "FILTERS",
     "chart_attribute",
     "chart_json",
+    "configuration_items",
     "evidence_items",
     "evidence_json",
     "format_change",
     "format_configuration_change",
+    "format_twins",
     "format_ci",
     "format_count",
     "format_direction",
@@ -169,6 +172,61 @@ def format_configuration_change(delta_pct: float | None) -> str:
     if delta_pct is None or not math.isfinite(delta_pct):
         return _NO_VALUE
     return f"{_signed_pct(delta_pct)} (not a software change)"
+
+
+def _count_of(count: int | None, what: str | None) -> str:
+    return " × ".join(t for t in (f"{count:,}" if count is not None else "", what or "") if t)
+
+
+def configuration_items(conf: Configuration) -> list[tuple[str, str]]:
+    """What a round says a system is, as (name, value) lines, only those it states:
+    ``("Accelerators", "96 × AMD Instinct MI355X (x94) (the description says 94)")``."""
+    accelerators = (
+        "none: CPU only" if conf.cpu_only else _count_of(conf.accelerators_total, conf.accelerator)
+    )
+    if conf.accelerators_stated is not None and not conf.cpu_only:
+        accelerators += f" (the description says {conf.accelerators_stated:,})"
+    nodes = ""
+    if conf.nodes is not None:
+        each = conf.accelerators_per_node
+        nodes = format_count(conf.nodes, "node")
+        nodes += f", {format_count(each, 'accelerator')} per node" if each is not None else ""
+    host = _count_of(conf.host_cpus_per_node, conf.host_cpu)
+    if host and conf.host_cpus_per_node is not None:
+        host += " per node"
+    if host and conf.host_cores is not None:
+        host += f", {format_count(conf.host_cores, 'core')} each"
+    power = conf.power_mode or "performance (no power cap stated)"
+    if conf.tgp_w is not None:
+        power += f", TGP {conf.tgp_w:g} W"
+    items = [
+        ("Accelerators", accelerators),
+        ("Nodes", nodes),
+        ("Host CPUs", host),
+        ("Host memory", conf.host_memory or ""),
+        ("Interconnect", conf.interconnect or ""),
+        ("Framework", conf.framework or ""),
+        ("Software stack", conf.software or ""),
+        ("Driver", conf.driver or ""),
+        ("Power", power),
+        ("Availability", conf.availability or ""),
+        ("Division", conf.division or ""),
+        ("Notes", conf.notes or ""),
+    ]
+    return [(name, value) for name, value in items if value]
+
+
+def format_twins(keys: Sequence[str]) -> str:
+    """The series one measurement was also published as: ``yolo-99 MultiStream
+    (Dell/Dell_Pro_Max_GB10x1)``, each series key as its benchmark, scenario and system."""
+    out = []
+    for key in keys:
+        series = SeriesKey.parse(key)
+        if series is None:
+            out.append(key)
+        else:
+            out.append(f"{series.benchmark} {series.scenario} ({series.system})")
+    return ", ".join(out) or _NO_VALUE
 
 
 def format_ci(ci: Sequence[float | None] | None) -> str:
@@ -378,9 +436,11 @@ def format_workload(series_key: str) -> str:
 FILTERS: Mapping[str, Callable[..., Any]] = {
     "chart_attribute": chart_attribute,
     "chart_json": chart_json,
+    "configuration_items": configuration_items,
     "evidence_items": evidence_items,
     "format_change": format_change,
     "format_configuration_change": format_configuration_change,
+    "format_twins": format_twins,
     "format_ci": format_ci,
     "format_efficiency": format_efficiency,
     "format_gain": format_gain,

@@ -41,7 +41,7 @@ from datetime import UTC
 from itertools import groupby
 from typing import TYPE_CHECKING, Literal
 
-from tracker.analyze.groupings import ConfigurationChange
+from tracker.analyze.groupings import ConfigurationChange, StackRanking
 from tracker.records.findings import (
     AnalysisRunSettings,
     FindingRecord,
@@ -50,6 +50,7 @@ from tracker.records.findings import (
     SweepTarget,
 )
 from tracker.records.results import (
+    Configuration,
     ExportRow,
     ExtraValue,
     SeriesPoint,
@@ -287,6 +288,9 @@ class SystemInfo:
     host_cpus: tuple[str, ...] = ()
     divisions: tuple[str, ...] = ()
     software_stacks: tuple[str, ...] = ()
+    configurations: tuple[tuple[str, Configuration], ...] = ()
+    """Per version (MLPerf round), in version order: what the round's description says the
+    system is (:class:`~tracker.records.results.Configuration`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -350,6 +354,8 @@ class ReportInput:
     platforms: tuple[PlatformRanking, ...] = ()
     """Per round, benchmark and scenario: the systems ranked per accelerator (the
     platform pages; ranked by :mod:`tracker.report.publish`)."""
+    stack_rankings: tuple[StackRanking, ...] = ()
+    """Software stacks of one platform within a round, ranked (the platform pages)."""
 
 
 def _group_key(order: PointOrder) -> Callable[[SeriesPoint], tuple[str, ...]]:

@@ -35,7 +35,13 @@ from tracker.analyze.run import DEFAULT_SEED, AnalysisOutcome, analyse
 from tracker.analyze.settings import AnalysisSettings, ReportOverrides, report_settings, settings_of
 from tracker.records.findings import StoredFinding
 from tracker.records.keys import VersionPair
-from tracker.records.results import OUTPUT_TOKENS_PER_S, AnalysisSample, SeriesPoint, VersionInfo
+from tracker.records.results import (
+    OUTPUT_TOKENS_PER_S,
+    AnalysisSample,
+    Configuration,
+    SeriesPoint,
+    VersionInfo,
+)
 from tracker.report.inputs import (
     TRAINING_SOFTWARE,
     PairRun,
@@ -50,7 +56,7 @@ from tracker.report.render import check_output_folder
 from tracker.report.site import render_site
 from tracker.stats import SeriesSamples, collect_evidence, decide_verdicts
 from tracker.store.facade import Store
-from tracker.versions import version_orders
+from tracker.versions import version_orders, version_sort_key
 
 __all__ = ["gather_report_input", "publish_report", "version_pairs"]
 
@@ -135,11 +141,17 @@ class _Systems:
 
     def __init__(self) -> None:
         self._seen: dict[tuple[str, str], set[tuple[str | int | None, ...]]] = defaultdict(set)
+        self._configurations: dict[tuple[str, str], dict[str, Configuration]] = defaultdict(dict)
 
     def watch(self, samples: Iterable[AnalysisSample]) -> Iterator[AnalysisSample]:
-        """``samples``, unchanged; each system's distinct field values are noted."""
+        """``samples``, unchanged; each system's distinct field values are noted, and its
+        configuration in each version (its round's description)."""
         seen = self._seen
         for s in samples:
+            if s.configuration is not None:
+                self._configurations[(s.system_key, s.system)].setdefault(
+                    s.version, s.configuration
+                )
             seen[(s.system_key, s.system)].add(
                 (
                     s.submitter,
@@ -162,7 +174,11 @@ class _Systems:
                 values: set[Any] = {c[index] for c in combos} - {None, ""}
                 if values:
                     fields[field_name] = tuple(sorted(values))
-            out.append(SystemInfo(name, key, **fields))
+            by_version = self._configurations.get((key, name), {})
+            configurations = tuple(
+                (v, by_version[v]) for v in sorted(by_version, key=version_sort_key)
+            )
+            out.append(SystemInfo(name, key, **fields, configurations=configurations))
         return tuple(out)
 
 
@@ -225,6 +241,7 @@ def gather_report_input(
             for round_label, ranked in sorted(platforms.by_round().items())
             for ranking in rank_platforms(ranked, round_label=round_label)
         ),
+        stack_rankings=outcome.stack_rankings,
     )
 
 

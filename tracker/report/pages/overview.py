@@ -388,8 +388,12 @@ def build_overview_page(
         _gain_issues(ranked, data.infos, points or {}),
         key=lambda r: (-r.gain, r.software, r.system, r.series),
     )
-    open_rows = sorted(
-        (i for i in issues if i.head.status in ("open", "not stored")),
+    open_rows = sorted(  # a configuration change is no software gain or loss: not a headline
+        (
+            i
+            for i in issues
+            if i.head.status in ("open", "not stored") and i.head.kind != "configuration_changed"
+        ),
         key=lambda i: finding_rank(i.head),
     )
     warnings = scaling_issues(

@@ -30,6 +30,7 @@ __all__ = [
     "PlatformRow",
     "PlatformSamples",
     "PlatformsPage",
+    "StackCase",
     "build_platform_pages",
     "platforms_href",
 ]
@@ -59,6 +60,10 @@ class PlatformRow:
     """The reference system of the case."""
     division: str
     """Division (MLPerf: closed, open); may be empty."""
+    availability: str = ""
+    """``available``, ``preview`` or ``rdi``; empty when not stated."""
+    twins: tuple[str, ...] = ()
+    """Systems that published this very measurement too (counted once, in this row)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +98,8 @@ class PlatformsPage(Page):
     """By benchmark and scenario."""
     systems: int
     """Distinct systems ranked on the page."""
+    stacks: tuple[StackCase, ...] = ()
+    """Software stacks of one platform within the round, ranked (no direction)."""
 
 
 _Key = tuple[str, str, str, str, str, str]
@@ -144,6 +151,39 @@ class PlatformSamples:
         return found
 
 
+@dataclass(frozen=True, slots=True)
+class StackCase:
+    """The software stacks of one platform, benchmark, scenario and metric in the round, best
+    first: a ranking, never an improvement or regression."""
+
+    title: str
+    """Platform · benchmark · scenario · metric."""
+    href: str
+    """The benchmark page."""
+    unit: str
+    """Unit of the levels."""
+    stacks: tuple[tuple[str, float, float], ...]
+    """(stack, level, ratio to the best) best first."""
+
+
+def _stack_cases(data: ReportInput, round_label: str) -> tuple[StackCase, ...]:
+    out = []
+    for r in data.stack_rankings:
+        info = data.infos.get(r.key)
+        if info is None or r.version != round_label:
+            continue
+        parts = (info.system, info.benchmark, info.scenario, info.workload, info.metric)
+        out.append(
+            StackCase(
+                title=" · ".join(p for p in parts if p),
+                href=benchmark_href(info.benchmark, info.scenario),
+                unit=info.unit,
+                stacks=r.stacks,
+            )
+        )
+    return tuple(out)
+
+
 def platforms_href(round_label: str) -> str:
     """The page of one round's platform comparison."""
     return f"platforms/{slug(round_label)}.html"
@@ -168,6 +208,8 @@ def _case(ranking: PlatformRanking, names: SystemNames) -> PlatformCase:
                 ratio=r.ratio,
                 is_reference=r.is_reference,
                 division=r.division or "",
+                availability=r.availability or "",
+                twins=tuple(names.of(t).label for t in r.twins),
             )
         )
     parts = (ranking.benchmark, ranking.scenario, ranking.metric)
@@ -204,6 +246,7 @@ def build_platform_pages(
             continue
         cases = tuple(_case(r, names) for r in rankings)
         systems = {row.system_href for case in cases for row in case.rows}
+        stacks = _stack_cases(data, round_label)
         yield (
             platforms_href(round_label),
             PlatformsPage(
@@ -213,5 +256,6 @@ def build_platform_pages(
                 round=round_label,
                 cases=cases,
                 systems=len(systems),
+                stacks=stacks,
             ),
         )
