@@ -25,7 +25,8 @@ An archive is read front to back once (a ``.tar.gz`` cannot seek back
 cheaply), so every file is handled on its own as it comes and the results
 are put together afterwards (:mod:`tracker.formats.mlperf_inference.read`). What is kept is
 small: the detail-log keys the checker's rules and the extras use, summary
-hashes (to recognise ``-99``/``-99.9`` twins), verdicts of compliance files.
+hashes (to recognise accuracy-variant twins: ``-99``/``-99.9``, ``-95``/``-99``),
+verdicts of compliance files.
 
 Turning what was read of an MLPerf round into stored results (shared by both MLPerf readers).
 
@@ -410,10 +411,11 @@ def resolve_round(
 
 
 def mark_twins(results: list[ResultRecord], digests: Mapping[str, str]) -> list[ResultRecord]:
-    """Mark each ``-99.9`` result whose run is the very one of its ``-99`` twin.
+    """Mark each accuracy variant whose run is the very one of the next lower variant's
+    (``-99.9`` of ``-99``, ``-99`` of ``-95``: byte-identical logs).
 
     ``digests`` maps a result's location to the hash of its run's log; the
-    twin is marked ``twin_of`` (the ``-99`` benchmark), so rankings count it once.
+    twin is marked ``twin_of`` (the lower variant's benchmark), so it counts once.
     """
     marked = []
     for result in results:
@@ -426,13 +428,21 @@ def mark_twins(results: list[ResultRecord], digests: Mapping[str, str]) -> list[
     return marked
 
 
+_LOWER_VARIANT = {"-99.9": "-99", "-99": "-95"}
+"""The next lower accuracy variant of a benchmark folder (``yolo-99`` → ``yolo-95``)."""
+
+
 def twin_location(location: str) -> str | None:
-    """The ``-99`` folder a ``-99.9`` result folder may be a twin of."""
+    """The next lower variant's folder (``-99`` of ``-99.9``, ``-95`` of ``-99``) a result
+    folder may be a twin of."""
     parts = location.split("/")
-    if len(parts) != 6 or not parts[4].endswith("-99.9"):
+    if len(parts) != 6:
         return None
-    parts[4] = parts[4].removesuffix(".9")
-    return "/".join(parts)
+    for suffix, lower in _LOWER_VARIANT.items():
+        if parts[4].endswith(suffix):
+            parts[4] = parts[4].removesuffix(suffix) + lower
+            return "/".join(parts)
+    return None
 
 
 def _with_extra(result: ResultRecord, extra: Mapping[str, ExtraValue]) -> ResultRecord:
