@@ -107,6 +107,9 @@ class PlatformResult:
     """``available``, ``preview``, ``rdi`` (``None``: not stated)."""
     twins: tuple[str, ...] = ()
     """The systems that published this very measurement too (their keys)."""
+    accelerators_stated: int | None = None
+    """The count the system's description states where it is not the checker's
+    ``accelerators`` (nodes × per node), which the per-accelerator figures use."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -324,6 +327,9 @@ def rank_platforms(
                 is_reference=e is base,
                 availability=e.availability,
                 twins=tuple(twins.get(e.system_key, ())),
+                accelerators_stated=(
+                    None if e.configuration is None else e.configuration.accelerators_stated
+                ),
             )
             for rank, e in enumerate(chosen, start=1)
         )

@@ -268,9 +268,14 @@ def _echo_ranking(ranking: PlatformRanking) -> None:
             if r.twins
             else ""
         )
+        stated = (
+            f" (the description says {r.accelerators_stated})"
+            if r.accelerators_stated is not None
+            else ""
+        )
         click.echo(
             f"  {r.rank}. {terminal_text(r.system_key)}{_availability(r.availability)}: "
-            f"{r.accelerators} × {terminal_text(r.accelerator or '?')}, "
+            f"{r.accelerators} × {terminal_text(r.accelerator or '?')}{stated}, "
             f"{r.per_accelerator:.6g} per accelerator ({r.value:.6g} total), "
             f"{_ratio(r.ratio)}{mark}{twins}"
         )
