@@ -160,7 +160,12 @@ def test_each_round_ranks_its_platforms_per_accelerator(site: Path) -> None:
     case = text[text.index("deepseek-r1 · Interactive tokens_per_s, tokens/s per accelerator") :]
     case = case[: case.index(" · ", 80)]
     assert f"reference {VR}" in case
-    assert f"1 {VR} 9,066 tokens/s 1× reference 72 × NVIDIA Vera Rubin 652,750 tokens/s" in case
+    # Vera Rubin NVL72 is a preview system, and the page says so beside its name and in a column
+    assert (
+        f"1 {VR} preview 9,066 tokens/s 1× reference 72 × NVIDIA Vera Rubin 652,750 tokens/s"
+        in case
+    )
+    assert "652,750 tokens/s closed preview" in case
     # tracker compare: Vera Rubin is 2.57× GB300 NVL72 x72 per accelerator (table rows 324/306).
     row = re.search(
         rf"{re.escape(GB300)} [\d,]+ tokens/s ([\d.]+)× 72 × NVIDIA GB300 ([\d,]+) ", case
