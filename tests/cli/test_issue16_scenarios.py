@@ -86,7 +86,9 @@ def test_item1_the_demos_regression_is_one_issue_in_gate_findings_and_json(demo:
     findings = run("findings", database=demo / "demo.db")
     assert findings.stdout.splitlines()[0] == "18 findings (open), 8 issues"
     [row] = [line for line in findings.stdout.splitlines() if "-8.0%" in line]
-    assert row.endswith("at c2–c32 and at 50 tokens/s/user (11 findings: 3–13)")
+    assert row.endswith(
+        "at c2–c32 and at 50 tokens/s/user (11 findings: 3–13) — nothing but the software"
+    )
 
     gate = run("gate", "--candidate", "1.2.0", "--format", "json", database=demo / "demo.db")
     assert gate.returncode == EXIT_GATE_FAILED

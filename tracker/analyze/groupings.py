@@ -85,13 +85,14 @@ import re
 from collections import defaultdict
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from tracker.records.findings import SeriesInfo
 from tracker.records.keys import VersionPair
 from tracker.records.results import AnalysisSample, Configuration
-from tracker.stats import ScalingFinding, SeriesGain, SeriesSamples, series_gain
-from tracker.stats.series import level
+
+if TYPE_CHECKING:  # the statistics (numpy, scipy) load only where a function needs them
+    from tracker.stats import ScalingFinding, SeriesGain, SeriesSamples
 
 __all__ = [
     "Besides",
@@ -642,6 +643,8 @@ class StackRanking:
 def rank_stacks(series: Iterable[SeriesSamples]) -> tuple[StackRanking, ...]:
     """Each stack series (:func:`tracker.analyze.collect.stack_series`: its "versions" are
     the stacks of one version) as a ranking, best first, then by stack."""
+    from tracker.stats.series import level
+
     out = []
     for s in series:
         levels = [(stack, level(found)) for stack, found in zip(s.versions, s.samples, strict=True)]
@@ -678,6 +681,8 @@ class ConfigurationChange:
 
 def configuration_changes(rule: RuleOutcome) -> tuple[ConfigurationChange, ...]:
     """The series of ``rule``'s pairs whose configuration changed, pair by pair."""
+    from tracker.stats import series_gain
+
     return tuple(
         ConfigurationChange(
             s.key,

@@ -57,7 +57,7 @@ from tracker.analyze.findings import (
     sla_findings,
 )
 from tracker.analyze.settings import AnalysisSettings, decide, recorded_settings
-from tracker.analyze.sweeps import sweep_targets
+from tracker.analyze.sweeps import SweepReading, sweep_targets
 from tracker.errors import ConfigError
 from tracker.records.findings import (
     FindingRecord,
@@ -243,6 +243,24 @@ def _merge_derived(
                 found.values.setdefault(software, {})[key] = by_version
 
 
+def _with_sweeps(
+    found: SampleSet,
+    sweeps: Iterable[SweepSample],
+    conf: AnalysisSettings,
+    price_book: Mapping[str, float] | None,
+) -> SweepReading:
+    """Each sweep read at the interactivity target; its derived series join ``found``."""
+    reading = sweep_targets(
+        sweeps,
+        target=conf.target_tokens_per_s_per_user,
+        method=conf.interpolation,
+        price_book=price_book,
+    )
+    found.infos.update(reading.infos)
+    _merge_derived(found, reading.values)
+    return reading
+
+
 def analyse(
     samples: Iterable[AnalysisSample],
     sweeps: Iterable[SweepSample],
@@ -261,14 +279,7 @@ def analyse(
     conf = settings or AnalysisSettings()
     orders = _orders(versions)
     found = collect_samples(samples)
-    reading = sweep_targets(
-        sweeps,
-        target=conf.target_tokens_per_s_per_user,
-        method=conf.interpolation,
-        price_book=price_book,
-    )
-    found.infos.update(reading.infos)
-    _merge_derived(found, reading.values)
+    reading = _with_sweeps(found, sweeps, conf, price_book)
     series = build_version_series(found, orders)
     stacks = stack_series(found) if pair is None else ()  # a ranking: never compared
     rule = groupings.apply_rule(_pairs(series, pair, every=False), found.infos, found.sides)

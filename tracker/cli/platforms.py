@@ -122,16 +122,12 @@ def compare(
 ) -> None:
     """Compare systems per accelerator: rankings with ratios, gains and scaling.
 
-    For each benchmark and scenario of the round, each system's valid throughput
-    result divided by its accelerator count, ranked, with the ratio to the
-    reference and its availability (preview, rdi); one measurement published
-    under several systems' names is one line naming the others. Then the scaling
-    efficiency over the sizes of each platform in the round (one scaling family:
-    same submitter, accelerator and host CPU, power mode, precision, framework);
-    with --against-round, the gain of each system since that round where nothing
+    Per benchmark and scenario of the round, each system's valid throughput per
+    accelerator, ranked, with the ratio to the reference and its availability
+    (one measurement under several names is one line); the scaling over the sizes
+    of each scaling family; with --against-round, each system's gain where nothing
     but the software changed, and apart from it the pairs whose configuration
-    changed (another host CPU, precision or power mode, or the same accelerator
-    model at a different system size), with what changed (per accelerator).
+    changed (host CPU, precision, power mode, size), with what changed.
 
     MLPerf Training (with --against-round): each system's official time to train
     per benchmark in both rounds, for the same configuration only (accelerators,

@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from tracker.analyze.groupings import apply_rule, configuration_changes
-from tracker.analyze.platforms import rank_platforms
+from tracker.analyze.platforms import PlatformRanking, rank_platforms
 from tracker.analyze.run import DEFAULT_SEED, AnalysisOutcome, analyse
 from tracker.analyze.settings import AnalysisSettings, ReportOverrides, report_settings, settings_of
 from tracker.records.findings import StoredFinding
@@ -236,12 +236,17 @@ def gather_report_input(
         efficiency_floor=conf.efficiency_floor,
         settings=settings_used(chosen.run, chosen.overridden),
         training=training_scores(store.iter_export_rows(software=TRAINING_SOFTWARE)),
-        platforms=tuple(
-            ranking
-            for round_label, ranked in sorted(platforms.by_round().items())
-            for ranking in rank_platforms(ranked, round_label=round_label)
-        ),
+        platforms=_rankings(platforms),
         stack_rankings=outcome.stack_rankings,
+    )
+
+
+def _rankings(platforms: PlatformSamples) -> tuple[PlatformRanking, ...]:
+    """Each round's platforms per accelerator, by round."""
+    return tuple(
+        ranking
+        for round_label, ranked in sorted(platforms.by_round().items())
+        for ranking in rank_platforms(ranked, round_label=round_label)
     )
 
 

@@ -388,14 +388,7 @@ def build_overview_page(
         _gain_issues(ranked, data.infos, points or {}),
         key=lambda r: (-r.gain, r.software, r.system, r.series),
     )
-    open_rows = sorted(  # a configuration change is no software gain or loss: not a headline
-        (
-            i
-            for i in issues
-            if i.head.status in ("open", "not stored") and i.head.kind != "configuration_changed"
-        ),
-        key=lambda i: finding_rank(i.head),
-    )
+    open_rows = sorted((i for i in issues if _headline(i)), key=lambda i: finding_rank(i.head))
     warnings = scaling_issues(
         [f for f in findings if f.kind == "scaling_efficiency" and f.status != "fixed"]
     )
@@ -421,6 +414,14 @@ def build_overview_page(
         platforms=tuple(PageLink(t, h) for h, t in (platforms or {}).items()),
         training_total=len(training),
         settings=data.settings,
+    )
+
+
+def _headline(issue: FindingIssue) -> bool:
+    """Whether an issue is among the overview's open findings: open, and not a configuration
+    change (no software gain or loss, so never in a headline)."""
+    return (
+        issue.head.status in ("open", "not stored") and issue.head.kind != "configuration_changed"
     )
 
 
