@@ -478,11 +478,13 @@ def size_family(
 
 def scaling_family(configuration: Configuration | None, precision: str | None) -> str:
     """What a scaling family shares beyond its submitter, accelerator, host CPU, framework,
-    division and power mode: the precision class and the host CPUs per node (empty when
-    neither is stated)."""
+    division and power mode (capped or not): the precision class, the host CPUs per node
+    and the power cap (empty when none is stated), as :func:`size_family` compares them."""
     parts = [precision or ""]
     if configuration is not None and configuration.host_cpus_per_node is not None:
         parts.append(f"{configuration.host_cpus_per_node} host CPUs per node")
+    if configuration is not None and configuration.power_mode:
+        parts.append(configuration.power_mode)
     return " · ".join(p for p in parts if p)
 
 
