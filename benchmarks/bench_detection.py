@@ -40,12 +40,18 @@ import json
 import statistics
 import time
 from collections.abc import Callable, Sequence
+from datetime import date
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 from scipy import special  # type: ignore[import-untyped]
 
+from tracker.analyze.run import analyse
+from tracker.gate.decision import evaluate_gate, gate_settings
+from tracker.gate.policy import GatePolicy
+from tracker.records.keys import VersionPair
+from tracker.records.results import AnalysisSample, VersionInfo
 from tracker.stats import (
     SeriesSamples,
     Verdict,
@@ -56,6 +62,7 @@ from tracker.stats import (
     q_values,
 )
 from tracker.stats.defaults import Q_LEVEL
+from tracker.versions import version_sort_key
 
 try:  # the drift finding (issue 15); absent in older trees, then reported as n/a
     from tracker.stats import detect_drifts
@@ -194,9 +201,9 @@ def drift(rng: np.random.Generator) -> Row:
 
 
 def appendix_a(
-    rng: np.random.Generator, n_series: int, n_points: int
+    rng: np.random.Generator, n_series: int, n_points: int, cv: float = CV
 ) -> tuple[np.ndarray, list[list[int]], list[list[float]]]:
-    """The anchors' Appendix A ``make_series`` (plus the size of each step)."""
+    """The anchors' Appendix A ``make_series`` (plus the size of each step); noise ``cv``."""
     series, truth, sizes = [], [], []
     for _ in range(n_series):
         level = np.full(n_points, rng.uniform(100.0, 10000.0))
@@ -213,7 +220,7 @@ def appendix_a(
             step = float(rng.uniform(0.03, 0.30))
             level[k:] *= 1 + rng.choice([-1, 1]) * step
             steps.append(step)
-        y = level * (1 + rng.normal(0.0, CV, n_points))
+        y = level * (1 + rng.normal(0.0, cv, n_points))
         hit = rng.random(n_points) < SPIKES
         y[hit] *= 1 + rng.choice([-1, 1], hit.sum()) * rng.uniform(0.1, 0.3, hit.sum())
         series.append(y)
@@ -276,6 +283,180 @@ def timing(rng: np.random.Generator) -> Row:
     return {"seconds": statistics.median(seconds)}
 
 
+TODAY = date(2026, 9, 1)
+"""The gate's "today" (acknowledgements expire by it; none here)."""
+
+
+def _record(i: int, version: str, value: float, accelerators: int | None = None) -> AnalysisSample:
+    return AnalysisSample(
+        "bench",
+        version,
+        f"/node-{i % 100}",
+        f"node-{i % 100}",
+        None,
+        None,
+        "GPU",
+        1,
+        accelerators,
+        None,
+        f"model-{i // 100}",
+        "Offline",
+        "",
+        "tokens_per_s",
+        "tokens/s",
+        True,
+        value,
+        True,
+        "stack",
+        None,
+    )
+
+
+def _key(i: int) -> str:
+    return f"bench|/node-{i % 100}|model-{i // 100}|Offline||tokens_per_s"
+
+
+def _versions(labels: Sequence[str]) -> list[VersionInfo]:
+    return [VersionInfo("bench", v, version_sort_key(v)) for v in labels]
+
+
+def gate_repeats(rng: np.random.Generator, spikes: float, repeats: int = 3) -> Row:
+    """Baseline and candidate with ``repeats`` each, 10% of the series 10% slower, through the
+    gate (analysis of the pair under the default policy, then its decision)."""
+    dropped = rng.random(SERIES) < 0.10
+    level = rng.uniform(100.0, 10_000.0, SERIES)
+    base = level[:, None] * (1 + rng.normal(0.0, CV, (SERIES, repeats)))
+    cand = (level * np.where(dropped, 0.90, 1.0))[:, None] * (
+        1 + rng.normal(0.0, CV, (SERIES, repeats))
+    )
+    if spikes:
+        base, cand = _spiked(rng, base, spikes), _spiked(rng, cand, spikes)
+    samples = [
+        _record(i, version, float(x))
+        for i in range(SERIES)
+        for version, row in (("1.0", base[i]), ("1.1", cand[i]))
+        for x in row
+    ]
+    policy, pair = GatePolicy(), VersionPair("1.0", "1.1")
+    outcome = analyse(
+        samples, [], _versions(("1.0", "1.1")), settings=gate_settings(policy), pair=pair
+    )
+    result = evaluate_gate(outcome, policy, pair=pair, today=TODAY)
+    failing = {i.key for i in result.with_state("failing")}
+    suspect = {i.key for i in result.with_state("suspect")}
+    flagged = np.array([_key(i) in failing for i in range(SERIES)])
+    doubted = np.array([_key(i) in suspect for i in range(SERIES)])
+    out = _rates(flagged, dropped)
+    out["suspect_among_dropped"] = float((doubted & dropped).sum() / dropped.sum())
+    out["exit_code"] = result.exit_code
+    blind = getattr(result, "blind_share", None)  # issue 34: share that could not see 5%
+    out["could_not_see_5pct"] = None if blind is None else float(blind)
+    return out
+
+
+def multi_step(
+    rng: np.random.Generator, n_series: int, points: int, *, cv: float = CV, drifting: float = 0.2
+) -> tuple[np.ndarray, list[list[int]], list[list[float]], np.ndarray]:
+    """Series with 0-3 steps of ±3-30% (as many of each), ``drifting`` of them also on a
+    ±10% linear drift (from the start, or from a point in the first half), 1% spikes.
+    Returns the values, each series' steps and their sizes, and the drifting mask."""
+    margin = max(3, min(10, points // 5))
+    gap = max(3, min(10, points // 8))
+    values = np.empty((n_series, points))
+    truth: list[list[int]] = []
+    sizes: list[list[float]] = []
+    drifts = rng.random(n_series) < drifting
+    t = np.arange(points)
+    for i in range(n_series):
+        level = np.full(points, rng.uniform(100.0, 10_000.0))
+        room = (points - 2 * margin - 1) // gap + 1
+        k = min(int(rng.integers(0, 4)), room)
+        while True:
+            cps = sorted(int(c) for c in rng.integers(margin, points - margin, k))
+            if all(b - a >= gap for a, b in zip(cps, cps[1:], strict=False)):
+                break
+        steps = [float(rng.uniform(0.03, 0.30)) for _ in cps]
+        for c, step in zip(cps, steps, strict=True):
+            level[c:] *= 1 + rng.choice([-1, 1]) * step
+        if drifts[i]:
+            start = 0 if rng.random() < 0.5 else int(rng.integers(0, points // 2))
+            ramp = np.clip((t - start) / max(points - 1 - start, 1), 0.0, 1.0)
+            level *= np.exp(rng.choice([-1, 1]) * np.log(1.10) * ramp)
+        values[i] = _spiked(rng, level * (1 + rng.normal(0.0, cv, points)))
+        truth.append(cps)
+        sizes.append(steps)
+    return values, truth, sizes, drifts
+
+
+def _analysed(values: np.ndarray) -> tuple[list[tuple[int, ...]], np.ndarray]:
+    """The whole analysis (``tracker analyze`` without the store) of one value per version:
+    each series' change points and whether it was reported as a drift, in input order."""
+    labels = [f"1.{v}" for v in range(values.shape[1])]
+    samples = [
+        _record(i, labels[v], float(values[i, v]))
+        for i in range(values.shape[0])
+        for v in range(values.shape[1])
+    ]
+    outcome = analyse(samples, [], _versions(labels))
+    cps = {r.key: tuple(cp.index for cp in r.change_points) for r in outcome.change_points}
+    drifts = {r.key for r in outcome.drifts if r.drift is not None}
+    keys = [_key(i) for i in range(values.shape[0])]
+    return [cps.get(k, ()) for k in keys], np.array([k in drifts for k in keys])
+
+
+def pipeline(rng: np.random.Generator, points: int) -> Row:
+    values, truth, sizes, drifting = multi_step(rng, SERIES, points)
+    found, as_drift = _analysed(values)
+    out = score(found, truth, sizes)
+    out["drifting_as_drift"] = float(as_drift[drifting].mean())
+    out["steady_as_drift"] = float(as_drift[~drifting].mean())
+    multi = np.array([len(t) >= 2 for t in truth]) & ~drifting
+    out["multi_step_as_drift"] = float(as_drift[multi].mean())
+    return out
+
+
+def drift_only(rng: np.random.Generator, points: int) -> Row:
+    trend = np.linspace(1.0, 0.90, points)
+    level = rng.uniform(100.0, 10_000.0, SERIES)[:, None]
+    values = _spiked(rng, level * trend * (1 + rng.normal(0.0, CV, (SERIES, points))))
+    found, as_drift = _analysed(values)
+    return {
+        "with_change_point": float(np.mean([bool(c) for c in found])),
+        "as_drift": float(as_drift.mean()),
+    }
+
+
+def short_noisy(rng: np.random.Generator) -> Row:
+    """12 points at CV 5%: the multi-step mix (20% drifting) through the whole analysis and
+    its change points alone, and the anchors' Appendix A mix through the analysis."""
+    values, truth, sizes, _ = multi_step(rng, SERIES, 12, cv=0.05)
+    out = score(_analysed(values)[0], truth, sizes)
+    out["f1_change_points_alone"] = score(find_change_points(values), truth, sizes)["f1"]
+    values, truth, sizes = appendix_a(rng, SERIES, 12, cv=0.05)
+    out["f1_appendix_a"] = score(_analysed(values)[0], truth, sizes)["f1"]
+    return out
+
+
+def timing_analyze(rng: np.random.Generator) -> Row:
+    """10,000 series x 50 values through the whole analysis (records built beforehand)."""
+    n, points = 10_000, 50
+    values, _, _, _ = multi_step(rng, n, points)
+    labels = [f"1.{v}" for v in range(points)]
+    samples = [
+        _record(i, labels[v], float(values[i, v]), accelerators=8)
+        for i in range(n)
+        for v in range(points)
+    ]
+    versions = _versions(labels)
+    analyse(samples, [], versions)
+    seconds = []
+    for _ in range(3):
+        start = time.perf_counter()
+        analyse(samples, [], versions)
+        seconds.append(time.perf_counter() - start)
+    return {"seconds": statistics.median(seconds)}
+
+
 CASES: dict[str, Callable[[np.random.Generator], Row]] = {
     "single_h5": lambda rng: single_value(rng, 5),
     "single_h10": lambda rng: single_value(rng, 10),
@@ -293,7 +474,26 @@ CASES: dict[str, Callable[[np.random.Generator], Row]] = {
     "cp_50": lambda rng: change_points(rng, 50),
     "cp_200": lambda rng: change_points(rng, 200),
     "cp_1000": lambda rng: change_points(rng, 1000),
+    "gate_r3": lambda rng: gate_repeats(rng, 0.0),
+    "gate_r3_spikes": lambda rng: gate_repeats(rng, SPIKES),
+    "pipeline_50": lambda rng: pipeline(rng, 50),
+    "pipeline_200": lambda rng: pipeline(rng, 200),
+    "pipeline_1000": lambda rng: pipeline(rng, 1000),
+    "drift_only_12": lambda rng: drift_only(rng, 12),
+    "drift_only_50": lambda rng: drift_only(rng, 50),
+    "drift_only_200": lambda rng: drift_only(rng, 200),
+    "short_noisy_12": short_noisy,
 }
+
+
+TIMED: dict[str, Callable[[np.random.Generator], Row]] = {
+    "timing": timing,
+    "timing_analyze": timing_analyze,
+}
+"""Timed once (median of 3 runs), on one seed."""
+
+SLOW = {"pipeline_50", "pipeline_200", "pipeline_1000", "drift_only_200"}
+"""Cases through the whole analysis of 1,000 long series: at most ``--slow-seeds`` seeds."""
 
 
 def _median(rows: list[Row]) -> Row:
@@ -365,26 +565,83 @@ def table(m: dict[str, Row]) -> list[tuple[str, str, str]]:
         ("  at 200 points: recall of 3-5% steps", "(asv 73%)", _pct(small)),
         ("change points, false at 1,000 points", "<= 0.5%", _pct(m["cp_1000"]["false"])),
         ("10,000 x 50, change points + comparisons", "<= 2 s", f"{m['timing']['seconds']:.2f} s"),
+        *issue_34_table(m),
+    ]
+
+
+def issue_34_table(m: dict[str, Row]) -> list[tuple[str, str, str]]:
+    """The targets of issue 34."""
+    g, gs = m["gate_r3"], m["gate_r3_spikes"]
+    p = [m[f"pipeline_{n}"] for n in (50, 200, 1000)]
+    d = [m[f"drift_only_{n}"] for n in (12, 50, 200)]
+    short = m["short_noisy_12"]
+    return [
+        (
+            "gate, 3 repeats, -10%, CV 2%: recall / false fail",
+            ">= 0.90 / <= 0.2%",
+            f"{_num(g['recall'])} / {_pct(g['false'], 2)} (seeds exiting 0: "
+            f"{g['seeds_exiting_0']}; could not see 5%: {_pct(g['could_not_see_5pct'])})",
+        ),
+        (
+            "  the same with 1% spikes in the repeats: recall",
+            ">= 0.80",
+            f"{_num(gs['recall'])} ({_pct(gs['false'], 2)} false)",
+        ),
+        (
+            "analyze pipeline F1 at 50 / 200 / 1,000 points",
+            ">= 0.94 / 0.94 / 0.98",
+            " / ".join(_num(r["f1"]) for r in p),
+        ),
+        (
+            "  multi-step series (no drift) reported as drift",
+            "",
+            " / ".join(_pct(r["multi_step_as_drift"]) for r in p),
+        ),
+        (
+            "drift-only series given a change point, 12 / 50 / 200 points",
+            "<= 5% (50, 200)",
+            " / ".join(
+                f"{_pct(r['with_change_point'])} ({_pct(r['as_drift'])} as drift)" for r in d
+            ),
+        ),
+        (
+            "12 points, CV 5%: F1 (analysis; change points alone)",
+            ">= 0.48",
+            f"{_num(short['f1'])} ({_num(short['f1_change_points_alone'])}; Appendix A mix "
+            f"{_num(short['f1_appendix_a'])})",
+        ),
+        (
+            "10,000 series x 50 points, whole analyze",
+            "<= 2.5 s",
+            f"{m['timing_analyze']['seconds']:.2f} s",
+        ),
     ]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=40)
+    parser.add_argument(
+        "--slow-seeds", type=int, default=5, help="at most this many seeds for the pipeline cases"
+    )
     parser.add_argument("--out", type=Path, default=RESULTS)
     parser.add_argument("--only", default="", help="comma-separated case names")
     args = parser.parse_args()
-    names = [n for n in args.only.split(",") if n] or [*CASES, "timing"]
+    every = [*CASES, *TIMED]
+    names = [n for n in args.only.split(",") if n] or every
     measured: dict[str, Row] = {}
     runs: dict[str, list[Row]] = {}
     for name in names:
-        if name == "timing":
-            runs[name] = [timing(np.random.default_rng(20260901))]
+        if name in TIMED:
+            runs[name] = [TIMED[name](np.random.default_rng(20260901))]
         else:
-            runs[name] = [CASES[name](np.random.default_rng(seed)) for seed in range(args.seeds)]
+            seeds = args.seeds if name not in SLOW else min(args.seeds, args.slow_seeds)
+            runs[name] = [CASES[name](np.random.default_rng(seed)) for seed in range(seeds)]
         measured[name] = _median(runs[name])
+        if name.startswith("gate_"):
+            measured[name]["seeds_exiting_0"] = sum(r["exit_code"] == 0 for r in runs[name])
         print(name, json.dumps(measured[name]), flush=True)
-    rows = table(measured) if set(names) >= {*CASES, "timing"} else []
+    rows = table(measured) if set(names) >= set(every) else []
     if rows:
         width = max(len(r[0]) for r in rows)
         print(f"\n{'case':<{width}}  {'target':<40}  measured (median of {args.seeds} seeds)")
