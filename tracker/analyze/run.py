@@ -214,6 +214,7 @@ def _compare(
         q_level=settings.compare.q_level,
         family_method=settings.family_method,
         missing=missing,
+        power=settings.compare.sensitivity_power,
     )
 
 

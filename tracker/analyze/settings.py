@@ -35,11 +35,12 @@ from typing import Any
 
 from tracker.errors import ConfigError
 from tracker.records.findings import AnalysisRunSettings, SeriesInfo
-from tracker.stats import ChangeEvidence, Comparison, ComparisonRun, decide_verdicts
-from tracker.stats.compare import directional_q_values, judge
+from tracker.stats import ChangeEvidence, ComparisonRun, decide_verdicts
+from tracker.stats.compare import detectable_changes, directional_q_values, judge
 from tracker.stats.defaults import (
     EFFICIENCY_DROP_FLOOR,
     EFFICIENCY_FLOOR,
+    SENSITIVITY_POWER,
     ChangePointPolicy,
     ComparePolicy,
     DriftPolicy,
@@ -164,23 +165,6 @@ class AnalysisSettings:
             raise ConfigError("the efficiency drop floor must lie in [0, 1), e.g. 0.05")
 
 
-def _family_q_values(
-    evidence: Sequence[ChangeEvidence], family_method: FamilyMethod
-) -> tuple[list[float | None], int]:
-    """Each comparison's q-value in its directional family (``None`` when untested), and
-    the family size (:func:`tracker.stats.compare.directional_q_values`)."""
-    return directional_q_values(evidence, family_method)
-
-
-def _judged(
-    ev: ChangeEvidence, q: float | None, info: SeriesInfo, thresholds: SeriesThresholds
-) -> Comparison:
-    floor, q_level = thresholds.threshold_for(ev.key, info.benchmark, info.metric)
-    if floor is not None:
-        ev = replace(ev, floor=floor)
-    return judge(ev, q, q_level)
-
-
 def decide(
     evidence: Sequence[ChangeEvidence],
     *,
@@ -189,15 +173,26 @@ def decide(
     q_level: float,
     family_method: FamilyMethod,
     missing: Sequence[str],
+    power: float = SENSITIVITY_POWER,
 ) -> ComparisonRun:
-    """One family over all ``evidence``, each verdict under its series' thresholds."""
+    """One family over all ``evidence``, each verdict and its sensitivity (at ``power``)
+    under its series' thresholds."""
     if thresholds is None:
         return decide_verdicts(
-            evidence, q_level=q_level, family_method=family_method, missing=missing
+            evidence, q_level=q_level, family_method=family_method, missing=missing, power=power
         )
-    qs, family_size = _family_q_values(evidence, family_method)
+    qs, family_size = directional_q_values(evidence, family_method)
+    judged: list[ChangeEvidence] = []
+    levels: list[float] = []
+    for ev in evidence:
+        info = infos[ev.key]
+        floor, level = thresholds.threshold_for(ev.key, info.benchmark, info.metric)
+        judged.append(ev if floor is None else replace(ev, floor=floor))
+        levels.append(level)
+    limits = detectable_changes(judged, qs, levels, power=power)
     comparisons = tuple(
-        _judged(ev, q, infos[ev.key], thresholds) for ev, q in zip(evidence, qs, strict=True)
+        judge(ev, q, level, detectable_g=limit)
+        for ev, q, level, limit in zip(judged, qs, levels, limits, strict=True)
     )
     return ComparisonRun(comparisons, family_size, q_level, family_method, tuple(missing))
 

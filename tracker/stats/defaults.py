@@ -45,8 +45,12 @@ __all__ = [
     "MIN_REPEATS",
     "MWU_EXACT_MAX",
     "MWU_MIN_REPEATS",
+    "NOISE_OUTLIER_LEVEL",
     "POOL_MIN_SERIES",
     "Q_LEVEL",
+    "SENSITIVITY_CHANGE",
+    "SENSITIVITY_POWER",
+    "SHARED_NOISE_LEVEL",
     "SUSPECT_P",
 ]
 
@@ -97,8 +101,30 @@ HISTORY_OUTLIER_P = 0.01
 interval (:func:`tracker.stats.history.history_outliers`)."""
 
 POOL_MIN_SERIES = 20
-"""Single-value comparisons pool their history variances (:mod:`tracker.stats.significance`)
-when at least this many series of one call have one; 0 never pools."""
+"""Single-value comparisons pool their history variances, and comparisons of repeats their
+within-version variances (:mod:`tracker.stats.significance`), when at least this many series
+of one call have one; 0 never pools."""
+
+NOISE_OUTLIER_LEVEL = 0.05
+"""Repeats: a series whose variance lies past the run's noise prior at this level, after
+Bonferroni over the run's series, keeps its own variance (Welch's t) and is left out of the
+prior's fit (:func:`~tracker.stats.significance.fit_noise_prior`): on clean data one run in
+twenty sets one series aside."""
+
+SHARED_NOISE_LEVEL = 0.001
+"""Repeats: below this p of the test that the run's series share one noise model, nothing is
+pooled (:func:`~tracker.stats.significance.fit_noise_prior`). Strict, because pooling is what
+gives three repeats their power: at 1,000 series the test rejects a half-and-half mix of CV 1%
+and 8% in every run measured, and one-point spikes among the repeats in none."""
+
+SENSITIVITY_POWER = 0.80
+"""The probability with which a series must confirm a change for the sensitivity statement
+to say it "could detect" it (Cohen's conventional power; the detection limit of Currie 1968
+with β = 0.2, :func:`~tracker.stats.significance.detectable_change`)."""
+
+SENSITIVITY_CHANGE = 0.05
+"""The change the run's sensitivity line counts series against: the share of series that could
+not see a 5% change (the single-value floor, asv's and Conbench's default threshold)."""
 
 BOOTSTRAP_RESAMPLES = 1000
 """Bootstrap resamples per side for the CI of the change of medians."""
@@ -178,6 +204,9 @@ class ComparePolicy:
     suspect_p: float = SUSPECT_P
     advice_level: float = ADVICE_LEVEL
     advice_power: float = ADVICE_POWER
+    noise_outlier_level: float = NOISE_OUTLIER_LEVEL
+    shared_noise_level: float = SHARED_NOISE_LEVEL
+    sensitivity_power: float = SENSITIVITY_POWER
 
     def __post_init__(self) -> None:
         if not 0.0 < self.suspect_p <= 1.0:
@@ -194,6 +223,10 @@ class ComparePolicy:
             raise ValueError("bootstrap_resamples must be at least 100")
         if not 0.0 <= self.history_outlier_p < 1.0 or self.pool_min_series < 0:
             raise ValueError("need 0 <= history_outlier_p < 1 and pool_min_series >= 0")
+        if not 0.0 <= self.noise_outlier_level < 1.0 or not 0.0 <= self.shared_noise_level < 1.0:
+            raise ValueError("noise_outlier_level and shared_noise_level must lie in [0, 1)")
+        if not 0.5 <= self.sensitivity_power < 1.0:
+            raise ValueError("sensitivity_power must lie in [0.5, 1)")
 
 
 @dataclass(frozen=True, slots=True)
