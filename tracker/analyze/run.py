@@ -16,8 +16,11 @@ the same without the store, for callers that hold the records already. One run:
    directional BH families** (:mod:`tracker.stats.compare`) of the reported size. With
    ``baseline`` and ``candidate``, that pair in every series that has both (and no stacks).
    Older pairs are not compared again (their findings stay, as triaged); change points cover them.
-4. **Change points** and **drifts** of every series (E-Divisive means, Mann–Kendall; too
-   short: skipped with the reason): ``change_point``/``drift`` findings, never in a BH family.
+4. **Change points** and **drifts** of every series, as competing models of each series
+   (steps only, a drift only, a drift with steps: E-Divisive means, a hinge, Schwarz's
+   criterion, Mann–Kendall under BH; :func:`tracker.stats.detect_steps_and_drifts`; too
+   short: skipped with the reason): ``change_point``/``drift`` findings, never in the
+   comparisons' BH families.
 5. **Scaling efficiency**, per software and version; findings under the floor and
    for drops against the previous version that has the same pair of counts.
 6. **Software gains** for the same pairs as step 3, with geometric means per
@@ -80,9 +83,7 @@ from tracker.stats import (
     SeriesSamples,
     aggregate_gains,
     collect_evidence,
-    detect_change_points,
-    detect_drifts,
-    outside_drifts,
+    detect_steps_and_drifts,
     scaling_findings,
     series_gain,
     software_gains,
@@ -287,8 +288,8 @@ def analyse(
     groups, twins = rule.software, rule.twins
     comparisons = _compare(groups, conf, np.random.default_rng(rng_seed), found.infos)
     changes = groupings.configuration_changes(rule)
-    drifts = detect_drifts(series, policy=conf.drift)
-    change_points = outside_drifts(detect_change_points(series, policy=conf.change_points), drifts)
+    shapes = detect_steps_and_drifts(series, change_points=conf.change_points, drifts=conf.drift)
+    change_points, drifts = shapes.change_points, shapes.drifts
     scaling, issues = _scaling(found, orders, conf)
     gains = _gains(groups)
     repeated = groupings.twin_pairs(series, groupings.series_labels(found.infos))

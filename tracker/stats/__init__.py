@@ -36,12 +36,12 @@ Put every test of one analysis run into one :func:`decide_verdicts` call: that
 call is the Benjamini–Hochberg family. :func:`compare_versions` does both
 steps for a single version pair.
 
-**Change points** (report only): ``detect_change_points(series)``; series with
-fewer than 8 usable versions come back with ``skipped_reason`` set.
-
-**Drifts** (report only): ``detect_drifts(series)``: a steady trend (Mann–Kendall
-under BH, Theil–Sen slope) that fits better than one step; the change points
-inside a drift are dropped by the caller (``drift_covers``).
+**Steps and drifts** (report only): ``detect_steps_and_drifts(series)``: each series'
+change points (E-Divisive) and its drift (a hinge, Mann–Kendall under BH, Theil–Sen
+slope) chosen as competing models of one series (steps only, a drift only, a drift with
+steps) by Schwarz's criterion; series with fewer than 8 usable versions come back with
+``skipped_reason`` set (12 for a drift). ``detect_change_points(series)`` gives the steps
+alone, ``detect_drifts(series)`` the drifts of the model choice.
 
 **Scaling**: one :class:`ScalingPoint` per result, keyed by
 :func:`scaling_key` (submitter, accelerator model, benchmark, scenario, metric,
@@ -68,7 +68,12 @@ from __future__ import annotations
 from tracker.stats.changepoints import (
     ChangePoint,
     ChangePointResult,
+    Drift,
+    DriftResult,
+    StepsAndDrifts,
     detect_change_points,
+    detect_drifts,
+    detect_steps_and_drifts,
     find_change_points,
 )
 from tracker.stats.compare import (
@@ -83,7 +88,6 @@ from tracker.stats.compare import (
     decide_verdicts,
 )
 from tracker.stats.defaults import ChangePointPolicy, ComparePolicy, DriftPolicy
-from tracker.stats.drift import Drift, DriftResult, detect_drifts, drift_covers, outside_drifts
 from tracker.stats.scaling import (
     EfficiencyPoint,
     ScalingFinding,
@@ -152,6 +156,7 @@ __all__ = [
     "ScalingPoint",
     "SeriesGain",
     "SeriesSamples",
+    "StepsAndDrifts",
     "ThroughputAtTarget",
     "Verdict",
     "VersionSweep",
@@ -164,14 +169,13 @@ __all__ = [
     "decide_verdicts",
     "detect_change_points",
     "detect_drifts",
-    "drift_covers",
+    "detect_steps_and_drifts",
     "efficiency",
     "efficiency_below_floor",
     "efficiency_drops",
     "estimate_cost",
     "find_change_points",
     "goodness",
-    "outside_drifts",
     "pareto_front",
     "parse_price_book",
     "price_for",

@@ -31,6 +31,7 @@ __all__ = [
     "DESPIKE_K",
     "DRIFT_MIN_MAGNITUDE",
     "DRIFT_MIN_POINTS",
+    "DRIFT_PENALTY",
     "DRIFT_MIN_SPAN",
     "DriftPolicy",
     "EFFICIENCY_DROP_FLOOR",
@@ -178,6 +179,12 @@ DRIFT_MIN_SPAN = 8
 DRIFT_MIN_MAGNITUDE = 0.05
 """A drift is reported when its total change (slope × span) is above this (as change points)."""
 
+DRIFT_PENALTY = 1.0
+"""Steps or a drift: each free parameter of a model (a level, a step's position and size, a
+drift's start and slope) costs ``DRIFT_PENALTY · ln(n)`` in the criterion; 1 is Schwarz's
+BIC (:mod:`tracker.stats.changepoints`)."""
+
+
 EFFICIENCY_FLOOR = 0.90
 """Scaling efficiency below this is a finding."""
 
@@ -285,17 +292,20 @@ class ChangePointPolicy:
 
 @dataclass(frozen=True, slots=True)
 class DriftPolicy:
-    """The knobs of drift detection (see :mod:`tracker.stats.drift`)."""
+    """The knobs of drift detection and of the choice between steps and a drift (see
+    :mod:`tracker.stats.changepoints`)."""
 
     q_level: float = Q_LEVEL
     min_points: int = DRIFT_MIN_POINTS
     min_span: int = DRIFT_MIN_SPAN
     min_magnitude: float = DRIFT_MIN_MAGNITUDE
-    despike_k: float = DESPIKE_K
+    penalty: float = DRIFT_PENALTY
 
     def __post_init__(self) -> None:
         if not 0.0 < self.q_level < 1.0:
             raise ValueError("q_level must lie strictly between 0 and 1")
+        if self.penalty <= 0.0:
+            raise ValueError("penalty must be positive")
         if self.min_span < 4 or self.min_points < self.min_span:
             raise ValueError("need min_span >= 4 and min_points >= min_span")
         if self.min_magnitude < 0.0:
