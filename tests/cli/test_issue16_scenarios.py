@@ -33,6 +33,9 @@ import pytest
 from tracker.errors import EXIT_GATE_FAILED, EXIT_OK
 from tracker.gate.items import NO_ACCELERATOR_COUNT
 
+SEES = "; every series could see a 5% change)"
+"""The end of a summary line when every compared series could see a 5% change."""
+
 TRACKER = str(Path(sys.executable).with_name("tracker"))
 REPO_ROOT = Path(__file__).resolve().parents[2]
 AS_A_USER_RUNS_IT = ("TRACKER_DATABASE_URL", "COLUMNS", "TRACKER_PROGRESS")
@@ -79,7 +82,7 @@ def database(demo: Path, tmp_path: Path) -> Path:
 def test_item1_the_demos_regression_is_one_issue_in_gate_findings_and_json(demo: Path) -> None:
     lines = (demo / "stdout.txt").read_text("utf-8").splitlines()
     assert "Findings: improvement 5, regression 11, scaling_efficiency 2 (in 8 issues)" in lines
-    at = lines.index("gate: 1 (1 regression, 1.1.0 → 1.2.0)")
+    at = lines.index("gate: 1 (1 regression, 1.1.0 → 1.2.0" + SEES)
     assert lines[at + 1] == f"  {CHAT_LINE}"
     assert lines[at + 2].startswith("Report: ")
 
@@ -112,7 +115,9 @@ def test_item2_a_partial_candidate_without_accelerators_is_counted_named_and_can
     gate = run("gate", "--baseline", "1.2.0", "--candidate", "1.3.0", database=database)
     assert gate.returncode == EXIT_OK, gate.stderr
     lines = gate.stdout.splitlines()
-    assert lines[0] == "gate: 0 (no regression; 19 of 25 baseline series missing, 1.2.0 → 1.3.0)"
+    assert (
+        lines[0] == "gate: 0 (no regression; 19 of 25 baseline series missing, 1.2.0 → 1.3.0" + SEES
+    )
     assert lines[1].split() == ["verdict", "check", "change", "issue"]
     flat = " ".join(gate.stdout.split())
     assert (
@@ -129,7 +134,7 @@ def test_item2_a_partial_candidate_without_accelerators_is_counted_named_and_can
     )  # fmt: skip
     assert failed.returncode == EXIT_GATE_FAILED
     assert failed.stdout.splitlines()[0] == (
-        "gate: 1 (19 of 25 baseline series missing, 1.2.0 → 1.3.0)"
+        "gate: 1 (19 of 25 baseline series missing, 1.2.0 → 1.3.0" + SEES
     )
 
 
@@ -226,7 +231,9 @@ def test_item4_set_status_passes_the_gate_and_writes_the_acknowledgements_file(
     assert f"Appended to {acks} (3 entries now): commit it" in done.stdout
     gate = run("gate", "--candidate", "1.2.0", database=database)
     assert gate.returncode == EXIT_OK
-    assert gate.stdout.splitlines()[0] == ("gate: 0 (no regression; 1 acknowledged, 1.1.0 → 1.2.0)")
+    assert gate.stdout.splitlines()[0] == (
+        "gate: 0 (no regression; 1 acknowledged, 1.1.0 → 1.2.0" + SEES
+    )
     assert "acknowledged: perf-team: new scheduler" in " ".join(gate.stdout.split())
     assert 'reason = "perf-team: new scheduler"' in acks.read_text("utf-8")
 

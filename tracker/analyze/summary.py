@@ -14,8 +14,9 @@ from tracker.analyze.groupings import Cause, cause_of, group_by, where
 from tracker.analyze.run import AnalysisOutcome
 from tracker.records.findings import FindingRecord, StoredFinding
 from tracker.records.keys import join_key
-from tracker.stats import Reach, Verdict
+from tracker.stats import ComparisonRun, Reach, Verdict
 from tracker.stats.compare import FAMILIES
+from tracker.stats.defaults import SENSITIVITY_CHANGE
 
 __all__ = [
     "FINDING_COLUMNS",
@@ -25,6 +26,7 @@ __all__ = [
     "finding_lines",
     "id_ranges",
     "issue_text",
+    "sensitivity_line",
     "summary_lines",
 ]
 
@@ -41,7 +43,7 @@ def _comparisons(outcome: AnalysisOutcome) -> list[str]:
     counts = run.counts()
     verdicts = ", ".join(f"{v.value} {counts[v]}" for v in Verdict)
     changed = outcome.configuration_changes
-    return [
+    lines = [
         f"Comparisons: {len(run.comparisons)} (each series' newest version against its previous "
         f"one, where nothing but the software changed): {verdicts}",
         f"Configuration changed: {len(changed)} series whose hardware, power mode, division or "
@@ -50,6 +52,27 @@ def _comparisons(outcome: AnalysisOutcome) -> list[str]:
         f"p-values in each direction, each at q {run.q_level / FAMILIES:g}; confirmed when "
         f"q < {run.q_level:g}",
     ]
+    return lines + ([sensitivity_line(run)] if run.comparisons else [])
+
+
+def sensitivity_line(run: ComparisonRun, change: float = SENSITIVITY_CHANGE) -> str:
+    """The run's sensitivity: the share of series that could not see a ``change`` (5%),
+    how many are under-powered, and the median smallest change they could confirm."""
+    blind = run.blind_share(change) or 0.0
+    weak = sum(c.under_powered for c in run.comparisons)
+    limits = sorted(c.detectable_pct for c in run.comparisons if c.detectable_pct is not None)
+    median = limits[len(limits) // 2] if limits else None
+    could = (
+        ""
+        if median is None
+        else f"; the median series could detect ≥ {median:.1f}%"
+        if math.isfinite(median)
+        else "; the median series could detect no change"
+    )
+    return (
+        f"Sensitivity: {blind:.0%} of the compared series could not see a {change:.0%} change; "
+        f"{weak} under-powered (could not confirm a change at their floor){could}"
+    )
 
 
 def _change_points(outcome: AnalysisOutcome) -> str:

@@ -162,7 +162,8 @@ def _echo_gate_table(result: GateResult) -> None:
     from tracker.gate.output import GATE_COLUMNS, issue_cells, settings_lines
 
     console = Console(width=output_width())
-    console.print(terminal_text(result.summary), markup=False, highlight=False)
+    # the summary is one line whatever the width: CI logs and scripts grep for it
+    console.print(terminal_text(result.summary), markup=False, highlight=False, soft_wrap=True)
     if result.issues:
         table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False, expand=True)
         verdict, check, change, issue = GATE_COLUMNS

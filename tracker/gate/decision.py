@@ -46,6 +46,7 @@ from tracker.analyze.settings import AnalysisSettings
 from tracker.errors import EXIT_GATE_FAILED, EXIT_OK, EXIT_STRICT_SUSPECT, ConfigError
 from tracker.gate.items import (
     KIND_CONFIGURATION,
+    KIND_EXPECTED,
     KIND_INVALID,
     KIND_MISSING,
     STATE_ACKNOWLEDGED,
@@ -54,6 +55,7 @@ from tracker.gate.items import (
     STATE_INCONCLUSIVE,
     STATE_ORDER,
     STATE_SUSPECT,
+    ExpectationCheck,
     GateIssue,
     GateItem,
     InvalidCandidate,
@@ -61,6 +63,7 @@ from tracker.gate.items import (
     base_item,
     baseline_series,
     count_text,
+    expectation_items,
     gate_issues,
     invalid_items,
     item_state,
@@ -72,8 +75,8 @@ from tracker.gate.policy import GatePolicy, stored_triage
 from tracker.records.findings import SeriesInfo
 from tracker.records.keys import VersionPair, join_key
 from tracker.records.results import OUTPUT_TOKENS_PER_S
-from tracker.stats.compare import Comparison, Verdict
-from tracker.stats.defaults import ComparePolicy
+from tracker.stats.compare import Comparison, Verdict, blind_share
+from tracker.stats.defaults import SENSITIVITY_CHANGE, ComparePolicy
 from tracker.stats.scaling import ScalingFinding, ScalingIssue
 from tracker.stats.significance import Method
 from tracker.versions import version_orders
@@ -85,11 +88,23 @@ __all__ = [
     "GateIssue",
     "GateItem",
     "GateResult",
+    "SeriesSensitivity",
     "evaluate_gate",
     "gate_settings",
     "resolve_pair",
     "run_gate",
 ]
+
+
+@dataclass(frozen=True, slots=True)
+class SeriesSensitivity:
+    """One compared series: its verdict and the smallest change (%, the worse way; ∞:
+    none) it could have confirmed, and whether that lies past its floor."""
+
+    key: str
+    verdict: str
+    detectable_pct: float | None
+    under_powered: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,6 +123,12 @@ class GateResult:
     issues: tuple[GateIssue, ...] = ()
     baseline_series: int = 0
     """Series of the candidate's software with a baseline result (missing ones included)."""
+    expectations: tuple[ExpectationCheck, ...] = ()
+    """What became of each expectation of the policy that applies to the candidate."""
+    sensitivity: tuple[SeriesSensitivity, ...] = ()
+    """Every compared series' verdict and the smallest change it could have confirmed."""
+    sensitivity_change: float = SENSITIVITY_CHANGE
+    """The change the summary's sensitivity counts series against (0.05: 5%)."""
 
     @property
     def baseline(self) -> str:
@@ -131,22 +152,38 @@ class GateResult:
         return tuple(i for i in self.items if i.kind == KIND_MISSING)
 
     @property
+    def blind_share(self) -> float | None:
+        """The share of the compared series that could not see a :attr:`sensitivity_change`."""
+        return blind_share(self.sensitivity, self.sensitivity_change)
+
+    @property
+    def under_powered(self) -> int:
+        """How many compared series could not confirm a change at their floor."""
+        return sum(s.under_powered for s in self.sensitivity)
+
+    def sensitivity_text(self) -> str:
+        """``40% of 25 series could not see a 5% change`` (empty without comparisons)."""
+        share, change = self.blind_share, f"{self.sensitivity_change:.0%}"
+        if share is None:
+            return ""
+        if share == 0.0:
+            return f"every series could see a {change} change"
+        return f"{share:.0%} of {len(self.sensitivity)} series could not see a {change} change"
+
+    @property
     def summary(self) -> str:
-        """One line: the exit code and what it means, counting issues (and missing series)."""
+        """One line: the exit code and what it means, counting issues (and missing series),
+        and the share of the compared series that could not see a 5% change."""
         failing = self.issues_in(STATE_FAILING)
         doubtful = len(self.issues_in(STATE_SUSPECT)) + len(self.issues_in(STATE_INCONCLUSIVE))
         acked = len(self.issues_in(STATE_ACKNOWLEDGED))
-        pair = str(self.pair)
+        pair = str(self.pair) + (f"; {self.sensitivity_text()}" if self.sensitivity else "")
         missing = count_text(self.missing, self.baseline_series)
         missing_fails = any(i.kinds[0] == KIND_MISSING for i in failing)
         if self.exit_code == EXIT_GATE_FAILED:
-            invalid = sum(i.kinds[0] == KIND_INVALID for i in failing)
-            regressed = sum(i.kinds[0] not in (KIND_INVALID, KIND_MISSING) for i in failing)
-            parts = [f"{regressed} regression{'s' if regressed != 1 else ''}"] if regressed else []
-            parts += [f"{invalid} invalid"] if invalid else []
-            parts += [missing] if missing_fails else []
-            note = f"; {missing}" if missing and not missing_fails else ""
-            return f"gate: {self.exit_code} ({', '.join(parts)}{note}, {pair})"
+            return (
+                f"gate: {self.exit_code} ({_failing_text(failing, missing, missing_fails)}, {pair})"
+            )
         note = f"; {missing}" if missing else ""
         changed = len(self.issues_in(STATE_CONFIGURATION))
         if changed:
@@ -154,9 +191,27 @@ class GateResult:
         if self.exit_code == EXIT_STRICT_SUSPECT:
             doubts = f"{doubtful} suspect or inconclusive, strict"
             return f"gate: {EXIT_STRICT_SUSPECT} (no regression; {doubts}{note}, {pair})"
+        met = sum(e.met for e in self.expectations)
         note = (f"; {acked} acknowledged" if acked else "") + note
         note = (f"; {doubtful} suspect or inconclusive" if doubtful else "") + note
+        note = (f"; {met} expected gain{'s' if met != 1 else ''} met" if met else "") + note
         return f"gate: {EXIT_OK} (no regression{note}, {pair})"
+
+
+def _failing_text(failing: Sequence[GateIssue], missing: str, missing_fails: bool) -> str:
+    """What failed, counted by kind: ``2 regressions, 1 invalid, 1 expected gain not shown``."""
+    invalid = sum(i.kinds[0] == KIND_INVALID for i in failing)
+    expected = sum(i.kinds[0] == KIND_EXPECTED for i in failing)
+    others = (KIND_INVALID, KIND_MISSING, KIND_EXPECTED)
+    regressed = sum(i.kinds[0] not in others for i in failing)
+    parts = [f"{regressed} regression{'s' if regressed != 1 else ''}"] if regressed else []
+    parts += [f"{invalid} invalid"] if invalid else []
+    parts += (
+        [f"{expected} expected gain{'s' if expected != 1 else ''} not shown"] if expected else []
+    )
+    parts += [missing] if missing_fails else []
+    note = f"; {missing}" if missing and not missing_fails else ""
+    return ", ".join(parts) + note
 
 
 def resolve_pair(
@@ -212,6 +267,8 @@ def _comparison_item(
         detail=ev.note,
         acknowledgement=ack,
         besides_software=besides,
+        detectable_pct=c.detectable_pct,
+        under_powered=c.under_powered,
     )
 
 
@@ -311,6 +368,46 @@ def _exit_code(items: Sequence[GateItem], strict: bool) -> int:
     return EXIT_OK
 
 
+def _compared_items(
+    outcome: AnalysisOutcome,
+    policy: GatePolicy,
+    pair: VersionPair,
+    compared: Sequence[Comparison],
+    today: date,
+) -> list[GateItem]:
+    """The items of the pair's comparisons, and of the series without usable values."""
+    targets = {t.key for t in outcome.targets}
+    items: list[GateItem] = []
+    for c in compared:
+        kind = "target" if c.key in targets else "regression"
+        besides = outcome.besides.get((c.key, pair))
+        text = besides.text if besides is not None else NOTHING_BUT_SOFTWARE
+        item = _comparison_item(c, outcome.infos[c.key], kind, policy, today, text)
+        if item is not None:
+            items.append(replace(item, twins=tuple(outcome.twins.get(c.key, ()))))
+    for key in outcome.comparisons.missing:
+        if key in outcome.infos:
+            kind = "target" if key in targets else "regression"
+            ack = policy.acknowledgement_for(key, pair.candidate, today=today)
+            items.append(
+                replace(
+                    base_item(outcome.infos[key], key, kind, pair),
+                    verdict=Verdict.INCONCLUSIVE.value,
+                    state=item_state(Verdict.INCONCLUSIVE, kind, policy, ack),
+                    detail="no usable values on one side",
+                    acknowledgement=ack,
+                )
+            )
+    return items
+
+
+def _sensitivity(compared: Sequence[Comparison]) -> tuple[SeriesSensitivity, ...]:
+    return tuple(
+        SeriesSensitivity(c.key, c.verdict.value, c.detectable_pct, c.under_powered)
+        for c in compared
+    )
+
+
 def evaluate_gate(
     outcome: AnalysisOutcome,
     policy: GatePolicy,
@@ -325,7 +422,6 @@ def evaluate_gate(
     ``invalid``: the series whose candidate has invalid results (:class:`InvalidWatch`)."""
     if outcome.settings.thresholds != policy.series_thresholds():
         raise ValueError("evaluate_gate needs an analysis run with gate_settings(policy)")
-    baseline, candidate = pair.baseline, pair.candidate
     run = outcome.comparisons
     compared_pair = [
         c for c in run.comparisons if VersionPair(c.evidence.baseline, c.evidence.candidate) == pair
@@ -334,35 +430,16 @@ def evaluate_gate(
     changed = _configuration_items(outcome, pair)
     if not compared_pair and not run.missing and not found_invalid and not changed:
         raise ConfigError(
-            f"no series has results for both {baseline} and {candidate}: nothing to compare"
+            f"no series has results for both {pair.baseline} and {pair.candidate}: "
+            "nothing to compare"
         )
-    targets = {t.key for t in outcome.targets}
-    items: list[GateItem] = []
-    for c in compared_pair:
-        info = outcome.infos[c.key]
-        kind = "target" if c.key in targets else "regression"
-        besides = outcome.besides.get((c.key, pair))
-        text = besides.text if besides is not None else NOTHING_BUT_SOFTWARE
-        item = _comparison_item(c, info, kind, policy, today, text)
-        if item is not None:
-            items.append(replace(item, twins=tuple(outcome.twins.get(c.key, ()))))
-    for key in run.missing:
-        if key in outcome.infos:
-            kind = "target" if key in targets else "regression"
-            ack = policy.acknowledgement_for(key, candidate, today=today)
-            items.append(
-                replace(
-                    base_item(outcome.infos[key], key, kind, pair),
-                    verdict=Verdict.INCONCLUSIVE.value,
-                    state=item_state(Verdict.INCONCLUSIVE, kind, policy, ack),
-                    detail="no usable values on one side",
-                    acknowledgement=ack,
-                )
-            )
+    items = _compared_items(outcome, policy, pair, compared_pair, today)
     items += _not_reached(outcome, policy, pair, today)
-    items += _scaling_items(outcome, policy, candidate, today)
+    items += _scaling_items(outcome, policy, pair.candidate, today)
     items += found_invalid
     items += changed
+    expected, checks = expectation_items(outcome, policy, pair, compared_pair)
+    items += expected
     compared = {c.key for c in compared_pair} | set(run.missing) | {i.key for i in found_invalid}
     compared |= {i.key for i in changed}
     softwares = {outcome.infos[k].software for k in compared if k in outcome.infos}
@@ -386,7 +463,9 @@ def evaluate_gate(
         policy=policy,
         version_order=outcome.version_order,
         issues=gate_issues(items, sweep_points(outcome, pair)),
-        baseline_series=baseline_series(outcome, baseline, softwares),
+        baseline_series=baseline_series(outcome, pair.baseline, softwares),
+        expectations=checks,
+        sensitivity=_sensitivity(compared_pair),
     )
 
 

@@ -32,6 +32,15 @@ The **missing label** case is named as such: a per-accelerator series
 series means the candidate was stored without an accelerator count
 (``tracker ingest`` without ``--accelerators``), not that its runs are missing.
 
+The gate's ``expected`` kind: an expected gain of the policy (``[[expect]]``,
+:mod:`tracker.gate.policy`) that did not show. :func:`expectation_items` checks each
+expectation that applies to the candidate against the comparisons of the pair: a matching
+series shows the gain when its verdict is IMPROVEMENT and its measured gain reaches
+``min_gain``; one that does not is a failing item with what was measured and whether the
+family confirmed it, and an expectation no compared series matches is one failing item.
+Over a range of candidates a series whose baseline already carries the gain (its level
+against the last version before the range) is *retired*, not asked again.
+
 The gate's ``invalid`` kind: candidate results stored as invalid where the baseline was valid.
 
 The analysis reads valid samples only, so a series whose candidate run became
@@ -47,6 +56,7 @@ series, in the stored results of the candidate.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import date
@@ -54,22 +64,25 @@ from typing import TYPE_CHECKING
 
 from tracker.analyze.groupings import PER_ACCELERATOR, RUN_METRICS, Cause, cause_of, group_by, where
 from tracker.analyze.run import AnalysisOutcome
-from tracker.gate.policy import Acknowledgement, GatePolicy
+from tracker.gate.policy import Acknowledgement, Expectation, GatePolicy
 from tracker.records.findings import SeriesInfo
 from tracker.records.keys import SeriesKey, VersionPair
 from tracker.records.results import AnalysisSample
-from tracker.stats.compare import Verdict
+from tracker.stats.compare import Comparison, Verdict
+from tracker.stats.series import SeriesSamples, direction
 
 if TYPE_CHECKING:
     from tracker.store.facade import Store
 
 __all__ = [
     "CHECKS",
+    "ExpectationCheck",
     "GateIssue",
     "GateItem",
     "InvalidCandidate",
     "InvalidWatch",
     "KIND_CONFIGURATION",
+    "KIND_EXPECTED",
     "KIND_INVALID",
     "KIND_MISSING",
     "NO_ACCELERATOR_COUNT",
@@ -84,6 +97,7 @@ __all__ = [
     "base_item",
     "baseline_series",
     "count_text",
+    "expectation_items",
     "gate_issues",
     "invalid_items",
     "item_state",
@@ -107,6 +121,7 @@ CHECKS = {
     "target": "at target",
     "scaling": "scaling",
     "invalid": "invalid",
+    "expected": "expected gain",
     "missing": "missing",
     "configuration": "configuration",
 }
@@ -158,6 +173,20 @@ class GateItem(SeriesKey):
     besides_software: str = ""
     twins: tuple[str, ...] = ()
     """The series that are this very measurement under other names (counted once)."""
+    detectable_pct: float | None = None
+    """The smallest change (%, the worse way) the series could have confirmed (∞: none);
+    ``None`` for items without a test."""
+    under_powered: bool = False
+    """Whether that lies past the series' floor."""
+
+    @property
+    def sensitivity(self) -> str:
+        """``could detect ≥ 4.1%, under-powered`` (empty without a test)."""
+        pct = self.detectable_pct
+        if pct is None:
+            return ""
+        text = "could detect no change" if math.isinf(pct) else f"could detect ≥ {pct:.1f}%"
+        return text + (", under-powered" if self.under_powered else "")
 
 
 def item_state(verdict: Verdict, kind: str, policy: GatePolicy, ack: Acknowledgement | None) -> str:
@@ -513,3 +542,118 @@ def sweep_points(outcome: AnalysisOutcome, pair: VersionPair) -> dict[tuple[str,
         if cause.point:
             points.setdefault(cause.key, []).append(cause.point)
     return points
+
+
+KIND_EXPECTED = "expected"
+
+
+@dataclass(frozen=True, slots=True)
+class ExpectationCheck:
+    """What a gate made of one expectation: how many compared series it matched, how many
+    showed the gain, and how many had it already (retired over a range)."""
+
+    expectation: Expectation
+    matched: int
+    shown: int
+    retired: int = 0
+
+    @property
+    def met(self) -> bool:
+        """Whether every matching series showed the gain (or had it already)."""
+        return self.matched > 0 and self.shown + self.retired == self.matched
+
+
+def _shows(c: Comparison, expectation: Expectation) -> bool:
+    g = c.evidence.g
+    return (
+        c.verdict is Verdict.IMPROVEMENT
+        and g is not None
+        and math.expm1(g) >= expectation.min_gain - 1e-12
+    )
+
+
+def _carried(series: SeriesSamples | None, expectation: Expectation, pair: VersionPair) -> bool:
+    """Whether the baseline, inside the expectation's range, already carries the gain
+    against the series' last version before the range."""
+    if series is None or not expectation.applies_to(pair.baseline):
+        return False
+    inside = [expectation.applies_to(v) for v in series.versions]
+    first, at = inside.index(True), series.index(pair.baseline)
+    if first == 0 or at is None:
+        return False
+    levels = series.levels()
+    before, now = levels[first - 1], levels[at]
+    if not (before > 0.0 and now > 0.0):
+        return False
+    gain = math.expm1(direction(series.higher_is_better) * math.log(now / before))
+    return gain >= expectation.min_gain - 1e-12
+
+
+def _expected_item(
+    c: Comparison, info: SeriesInfo, expectation: Expectation, policy: GatePolicy
+) -> GateItem:
+    ev = c.evidence
+    seen = "no usable values" if ev.delta_pct is None else f"measured {ev.delta_pct:+.1f}%"
+    confirmed = "confirmed" if c.verdict is Verdict.IMPROVEMENT else f"verdict {c.verdict.value}"
+    why = f" ({expectation.reason})" if expectation.reason else ""
+    return replace(
+        base_item(info, ev.key, KIND_EXPECTED, VersionPair(ev.baseline, ev.candidate)),
+        verdict="gain_not_shown",
+        state=item_state(Verdict.REGRESSION, KIND_EXPECTED, policy, None),
+        worse=ev.g is not None and ev.g < 0.0,
+        delta_pct=ev.delta_pct,
+        ci_pct=ev.ci_pct,
+        p_value=ev.p_value,
+        q_value=c.q_value,
+        method=ev.method.value,
+        n_baseline=ev.n_baseline,
+        n_candidate=ev.n_candidate,
+        floor=ev.floor,
+        q_level=c.q_level,
+        detail=f"expected {expectation.label}{why}: {seen}, {confirmed}",
+        detectable_pct=c.detectable_pct,
+        under_powered=c.under_powered,
+    )
+
+
+def _unmatched_item(expectation: Expectation, pair: VersionPair, policy: GatePolicy) -> GateItem:
+    info = SeriesInfo("", "", expectation.match, "", "", "", "", True)
+    return replace(
+        base_item(info, expectation.match, KIND_EXPECTED, pair),
+        verdict="not_measured",
+        state=item_state(Verdict.REGRESSION, KIND_EXPECTED, policy, None),
+        worse=True,
+        detail=f"expected {expectation.label}: no compared series matches",
+    )
+
+
+def expectation_items(
+    outcome: AnalysisOutcome,
+    policy: GatePolicy,
+    pair: VersionPair,
+    comparisons: Sequence[Comparison],
+) -> tuple[list[GateItem], tuple[ExpectationCheck, ...]]:
+    """The ``expected`` items of the policy's expectations at ``pair`` (module docstring),
+    and what became of each expectation that applies."""
+    series = {s.key: s for s in outcome.series}
+    items: list[GateItem] = []
+    checks = []
+    for expectation in policy.expectations:
+        if not expectation.applies_to(pair.candidate):
+            continue
+        matched = [
+            c
+            for c in comparisons
+            if c.key in outcome.infos
+            and expectation.matches(
+                c.key, outcome.infos[c.key].benchmark, outcome.infos[c.key].metric
+            )
+        ]
+        shown = sum(_shows(c, expectation) for c in matched)
+        rest = [c for c in matched if not _shows(c, expectation)]
+        kept = [c for c in rest if not _carried(series.get(c.key), expectation, pair)]
+        items += [_expected_item(c, outcome.infos[c.key], expectation, policy) for c in kept]
+        if not matched:
+            items.append(_unmatched_item(expectation, pair, policy))
+        checks.append(ExpectationCheck(expectation, len(matched), shown, len(rest) - len(kept)))
+    return items, tuple(checks)

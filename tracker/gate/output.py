@@ -21,13 +21,14 @@ bidirectional-override characters included (:func:`tracker.text_safety.json_text
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Sequence
 from dataclasses import asdict
 from typing import Any
 from urllib.parse import quote
 
 from tracker.gate.decision import GateIssue, GateItem, GateResult
-from tracker.gate.items import KIND_CONFIGURATION
+from tracker.gate.items import KIND_CONFIGURATION, ExpectationCheck
 from tracker.gate.policy import policy_warnings
 from tracker.report.urls import benchmark_href, compare_href
 from tracker.text_safety import is_safe_link, json_text, markdown_text
@@ -45,7 +46,16 @@ __all__ = [
 GATE_COLUMNS = ("verdict", "check", "change", "issue")
 """The text table's columns: the gate's verdict on the issue, which check found it."""
 
-MARKDOWN_COLUMNS = ("verdict", "check", "issue", "versions", "Δ%", "CI (Δ%)", "p / q", "method, n")
+MARKDOWN_COLUMNS = (
+    "verdict",
+    "check",
+    "issue",
+    "versions",
+    "Δ%",
+    "CI (Δ%)",
+    "p / q",
+    "method, n; sensitivity",
+)
 
 
 def _has_page(order: Sequence[str], baseline: str, candidate: str) -> bool:
@@ -100,6 +110,11 @@ def _method(item: GateItem) -> str:
     return f"{item.method}, n={item.n_baseline}/{item.n_candidate}"
 
 
+def _method_cell(item: GateItem) -> str:
+    """The method and counts, and what the test could have seen."""
+    return _method(item) + (f"; {item.sensitivity}" if item.sensitivity else "")
+
+
 def _versions(item: GateItem) -> str:
     return f"{item.baseline} → {item.candidate}"
 
@@ -142,6 +157,7 @@ def issue_cells(result: GateResult, issue: GateIssue) -> tuple[str, ...]:
         lines.append(h.verdict)
     facts = [f"q {_number(h.q_value)}"] if h.q_value is not None else []
     facts += [_method(h)] if h.method else []
+    facts += [h.sensitivity] if h.sensitivity else []
     if (h.baseline, h.candidate) != (result.baseline, result.candidate):
         facts.append(_versions(h))
     if len(issue.members) > 1:
@@ -172,9 +188,32 @@ def settings_lines(result: GateResult) -> list[str]:
         f"Policy: {p.source or 'defaults'}; {len(p.thresholds)} thresholds; "
         f"acknowledgements: {p.acknowledgements_source or 'none'} "
         f"({len(p.acknowledgements)} entries); stored triage: {len(p.triage)} findings "
-        f"acknowledged or expected (the file wins where both apply).",
+        f"acknowledged or expected (the file wins where both apply); "
+        f"expected gains: {len(p.expectations)}.",
     ]
+    if result.sensitivity:
+        lines.append(
+            f"Sensitivity: {result.sensitivity_text()}; {result.under_powered} of "
+            f"{len(result.sensitivity)} under-powered (could not confirm a change at their "
+            f"floor); a series could detect what it would confirm 4 times in 5 at the level "
+            f"the run's regression family asks of one more discovery."
+        )
+    lines += [_expectation_line(check) for check in result.expectations]
     return lines
+
+
+def _expectation_line(check: ExpectationCheck) -> str:
+    """``Expected ≥ +10% for *llama* at 2.1.0: met by 3 of 3 series (retired).``"""
+    e = check.expectation
+    why = f" ({e.reason})" if e.reason else ""
+    if not check.matched:
+        return f"Expected {e.label}{why}: no compared series matches."
+    state = "met; retired" if check.met else "not met"
+    already = f", {check.retired} had it already" if check.retired else ""
+    return (
+        f"Expected {e.label}{why}: shown by {check.shown} of {check.matched} series"
+        f"{already} ({state})."
+    )
 
 
 _LINK_SAFE = "/#?=&%:;,.-_~+@!$'*"
@@ -220,7 +259,8 @@ def _markdown_cells(result: GateResult, issue: GateIssue, report: str | None) ->
         reasons = [m.acknowledgement.reason for m in issue.members if m.acknowledgement]
         verdict += f" ({reasons[0]})"
         cell += " · " + markdown_text(ack)
-    cells = [verdict, issue.check, cell, _versions(h), _delta(issue), _ci(h), _pq(h), _method(h)]
+    cells = [verdict, issue.check, cell, _versions(h), _delta(issue), _ci(h), _pq(h)]
+    cells.append(_method_cell(h))
     return [c if i == 2 else markdown_text(c) for i, c in enumerate(cells)]
 
 
@@ -233,7 +273,14 @@ def _item_json(result: GateResult, item: GateItem, report: str | None) -> dict[s
         ack["expires"] = None if item.acknowledgement.expires is None else str(ack["expires"])
         doc["acknowledgement"] = ack
     doc["link"] = item_link(result, item, report)
+    doc["detectable_pct"] = _finite(item.detectable_pct)
+    doc["sensitivity"] = item.sensitivity
     return doc
+
+
+def _finite(value: float | None) -> float | None:
+    """JSON has no infinity: ``None`` for it (the sensitivity's text says "no change")."""
+    return value if value is not None and math.isfinite(value) else None
 
 
 def _issue_json(result: GateResult, issue: GateIssue, report: str | None) -> dict[str, Any]:
@@ -268,6 +315,33 @@ def gate_json(result: GateResult, *, report: str | None = None) -> str:
         "family_method": result.family_method,
         "issues": [_issue_json(result, i, report) for i in result.issues],
         "items": [_item_json(result, i, report) for i in result.items],
+        "sensitivity": {
+            "change_pct": 100.0 * result.sensitivity_change,
+            "blind_share": result.blind_share,
+            "under_powered": result.under_powered,
+            "series": [
+                {
+                    "key": s.key,
+                    "verdict": s.verdict,
+                    "detectable_pct": _finite(s.detectable_pct),
+                    "under_powered": s.under_powered,
+                }
+                for s in result.sensitivity
+            ],
+        },
+        "expectations": [
+            {
+                "match": c.expectation.match,
+                "candidate": c.expectation.candidate,
+                "min_gain": c.expectation.min_gain,
+                "reason": c.expectation.reason,
+                "matched": c.matched,
+                "shown": c.shown,
+                "retired": c.retired,
+                "met": c.met,
+            }
+            for c in result.expectations
+        ],
         "settings": {
             "q": p.q_level,
             "floor_repeats": p.floor_repeats,

@@ -11,7 +11,7 @@ A policy file (``tracker gate --policy gate.toml``)::
     floor_single = 0.05                   # |g| floor for one value per version
     target_tokens_per_s_per_user = 50.0   # where serving sweeps are read
     efficiency_floor = 0.90               # scaling efficiency below this is a finding
-    fail_on = ["regression", "target", "scaling", "invalid"]   # which kinds fail (+ "missing")
+    fail_on = ["regression", "target", "scaling", "invalid", "expected"]  # + "missing"
     acknowledgements = "acknowledgements.toml"       # relative to this file
 
     [[threshold]]                         # per metric / benchmark / series pattern
@@ -19,11 +19,29 @@ A policy file (``tracker gate --policy gate.toml``)::
     floor = 0.03                          # optional: replaces both floors
     q = 0.01                              # optional: replaces q for these series
 
+    [[expect]]                            # an expected gain (the mirror of an acknowledgement)
+    match = "*llama*"                     # fnmatch on the series key, benchmark or metric
+    candidate = "2.1.0"                   # the version that brings it; or a range "2.1.0..2.2.0"
+    min_gain = 0.10                       # every matching series at least 10% better
+    reason = "paged attention v2"         # optional
+
 The last ``[[threshold]]`` that matches a series wins for each knob it sets.
+
+An **expected change** (``[[expect]]``) fails the gate of its candidate where the gain
+does not show: a matching series whose comparison is not an IMPROVEMENT confirmed by the
+run's family with a measured gain of at least ``min_gain`` (``exp(g) − 1``, the way the
+metric improves) is an item of kind ``expected``, failing like a regression; so is an
+entry no compared series matches. Where every matching series shows the gain, the entry
+is *met* and retires itself: it is bound to its candidate, and over a range it no longer
+applies once a baseline inside the range already carries the gain against the last
+version before the range (read from the series' levels), so later gates in the range do
+not ask for the same gain again. Series of the gate's pair only; an acknowledgement does
+not mute an expectation.
 ``fail_on`` kinds: ``regression`` (measured series), ``target`` (throughput at the
 interactivity target, and a target the candidate no longer reaches) and
 ``scaling`` (scaling-efficiency drops of the candidate) and ``invalid`` (a
 candidate result stored as invalid where the baseline's was valid) and
+``expected`` (an expected gain that did not show, below) and
 ``missing`` (a baseline series without a candidate result). A kind left out is
 reported, never failing; all but ``missing`` fail by default.
 
@@ -80,6 +98,7 @@ from tracker.versions import version_place_key
 __all__ = [
     "Acknowledgement",
     "DEFAULT_FAIL_ON",
+    "Expectation",
     "GATE_KINDS",
     "GatePolicy",
     "TRIAGED",
@@ -96,7 +115,7 @@ __all__ = [
 ]
 
 
-GATE_KINDS = ("regression", "target", "scaling", "invalid", "missing")
+GATE_KINDS = ("regression", "target", "scaling", "invalid", "expected", "missing")
 DEFAULT_FAIL_ON = frozenset(GATE_KINDS) - {"missing"}
 """A partial candidate is listed and counted, not failed, unless ``fail_on`` says so."""
 _GATE_KEYS = {
@@ -109,6 +128,7 @@ _GATE_KEYS = {
     "acknowledgements",
 }
 _THRESHOLD_KEYS = {"match", "floor", "q"}
+_EXPECT_KEYS = {"match", "candidate", "min_gain", "reason"}
 _ACK_KEYS = {"series", "versions", "reason", "author", "expires"}
 
 
@@ -133,6 +153,31 @@ class Acknowledgement:
 
 
 @dataclass(frozen=True, slots=True)
+class Expectation:
+    """An expected gain: every series matching ``match`` at least ``min_gain`` better at a
+    candidate in ``candidate`` (a version or a range, as acknowledgements' ``versions``)."""
+
+    match: str
+    candidate: str
+    min_gain: float
+    reason: str = ""
+    source: str = ""
+
+    def applies_to(self, candidate: str) -> bool:
+        """Whether a gate of ``candidate`` checks this expectation."""
+        return _in_range(candidate, self.candidate)
+
+    def matches(self, key: str, benchmark: str, metric: str) -> bool:
+        """fnmatch (case-sensitive) on the series key, the benchmark or the metric."""
+        return Threshold(self.match).matches(key, benchmark, metric)
+
+    @property
+    def label(self) -> str:
+        """``≥ +10% for *llama* at 2.1.0``."""
+        return f"≥ {100.0 * self.min_gain:+.0f}% for {self.match} at {self.candidate}"
+
+
+@dataclass(frozen=True, slots=True)
 class GatePolicy:
     """Everything the gate is told; the defaults are the analysis defaults."""
 
@@ -144,6 +189,7 @@ class GatePolicy:
     fail_on: frozenset[str] = DEFAULT_FAIL_ON
     thresholds: tuple[Threshold, ...] = ()
     acknowledgements: tuple[Acknowledgement, ...] = ()
+    expectations: tuple[Expectation, ...] = ()
     source: str | None = None
     acknowledgements_source: str | None = None
     triage: tuple[Acknowledgement, ...] = field(default=(), compare=False)
@@ -230,6 +276,28 @@ def _threshold(table: Any, where: str) -> Threshold:
     )
 
 
+def _expectation(table: Any, where: str, source: str) -> Expectation:
+    if not isinstance(table, dict):
+        raise ConfigError(f"{where}: must be a table")
+    _unknown(table, _EXPECT_KEYS, where)
+    if "min_gain" not in table:
+        raise ConfigError(f"{where}: 'min_gain' is required (0.10 expects 10% better)")
+    return Expectation(
+        match=_text(table, "match", where),
+        candidate=_text(table, "candidate", where),
+        min_gain=_fraction(table["min_gain"], f"{where}.min_gain", upper=float("inf")),
+        reason=_text(table, "reason", where, required=False),
+        source=source,
+    )
+
+
+def _tables(doc: dict[str, Any], name: str, source: str) -> list[Any]:
+    found = doc.get(name, [])
+    if not isinstance(found, list):
+        raise ConfigError(f"{source}: {name!r} must be an array of tables")
+    return found
+
+
 def _fail_on(value: Any, where: str) -> frozenset[str]:
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise ConfigError(f"{where}: must be a list of kinds, e.g. {list(GATE_KINDS)}")
@@ -281,7 +349,7 @@ def load_acknowledgements(path: Path) -> tuple[Acknowledgement, ...]:
 def parse_policy(data: bytes, *, source: str, base_dir: Path) -> GatePolicy:
     """A policy from TOML bytes; ``acknowledgements`` is read relative to ``base_dir``."""
     doc = _toml(data, source)
-    _unknown(doc, {"gate", "threshold"}, source)
+    _unknown(doc, {"gate", "threshold", "expect"}, source)
     gate = doc.get("gate", {})
     if not isinstance(gate, dict):
         raise ConfigError(f"{source}: [gate] must be a table")
@@ -302,11 +370,13 @@ def parse_policy(data: bytes, *, source: str, base_dir: Path) -> GatePolicy:
         )
     if "fail_on" in gate:
         kw["fail_on"] = _fail_on(gate["fail_on"], f"{source}: gate.fail_on")
-    thresholds = doc.get("threshold", [])
-    if not isinstance(thresholds, list):
-        raise ConfigError(f"{source}: 'threshold' must be an array of tables")
+    thresholds = _tables(doc, "threshold", source)
     kw["thresholds"] = tuple(
         _threshold(t, f"{source}: threshold {n}") for n, t in enumerate(thresholds, start=1)
+    )
+    kw["expectations"] = tuple(
+        _expectation(t, f"{source}: expect {n}", source)
+        for n, t in enumerate(_tables(doc, "expect", source), start=1)
     )
     if "acknowledgements" in gate:
         ack_path = base_dir / _text(gate, "acknowledgements", f"{source}: [gate]")

@@ -140,6 +140,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
+from typing import Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -172,11 +173,13 @@ from tracker.stats.significance import (
 
 __all__ = [
     "ChangeEvidence",
+    "blind_share",
     "Comparison",
     "ComparisonRun",
     "EvidenceSet",
     "FAMILIES",
     "Method",
+    "Sensitive",
     "Verdict",
     "collect_evidence",
     "compare_versions",
@@ -372,15 +375,27 @@ class ComparisonRun:
         return out
 
     def blind_share(self, change: float = SENSITIVITY_CHANGE) -> float | None:
-        """The share of the comparisons that could not see a ``change`` (0.05: 5% the worse
-        way): untested, or a detection limit past it; ``None`` without comparisons."""
-        if not self.comparisons:
-            return None
-        pct = 100.0 * change
-        blind = sum(
-            c.detectable_pct is None or c.detectable_pct > pct + 1e-9 for c in self.comparisons
-        )
-        return blind / len(self.comparisons)
+        """:func:`blind_share` of the run's comparisons."""
+        return blind_share(self.comparisons, change)
+
+
+class Sensitive(Protocol):
+    """Anything with a detection limit in percent (a comparison, a gate's series)."""
+
+    @property
+    def detectable_pct(self) -> float | None: ...
+
+
+def blind_share(
+    comparisons: Sequence[Sensitive], change: float = SENSITIVITY_CHANGE
+) -> float | None:
+    """The share of ``comparisons`` that could not see a ``change`` (0.05: 5% the worse
+    way): untested, or a detection limit past it; ``None`` without comparisons."""
+    if not comparisons:
+        return None
+    pct = 100.0 * change
+    blind = sum(c.detectable_pct is None or c.detectable_pct > pct + 1e-9 for c in comparisons)
+    return blind / len(comparisons)
 
 
 def _confirmed(ev: ChangeEvidence, q: float | None, q_level: float, worse: bool) -> bool:
