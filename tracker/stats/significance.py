@@ -24,7 +24,7 @@ each series' within-version variance ``s²`` (both versions pooled, on
 prior fitted on the run's own series (:func:`fit_noise_prior`). At 3 repeats a side,
 Welch's t has 2–4 df: a 10% drop at CV 2% gets a median p of 0.004, which
 Benjamini–Hochberg over 1,000 series does not confirm; on the shared variance the
-same drop is ~6 standard errors, p ~ 10⁻⁹. A series the prior does not explain
+same drop is 6 standard errors, p below 10⁻⁹. A series the prior does not explain
 (:meth:`NoisePrior.beyond`), and every series of a run whose series do not share a
 noise level, is tested by Welch's t on its own variances.
 
@@ -67,8 +67,11 @@ For repeats the fit is made robust and then checked (:func:`fit_noise_prior`):
   limma's robust hyperparameters (Phipson et al., "Robust hyperparameter estimation
   protects against hypervariable genes and improves power to detect differential
   expression", 2016) in its simplest form: such a series keeps its own variance.
-  Without it, the 6% of series with a 10–30% spike among 6 values pulled ``d₀``
-  from hundreds to about 2.
+  The first prior comes from the lower half of the variances, where no spike
+  reaches (the ratio of their lower quartile to their median, solved for ``d₀``):
+  a first fit by moments on every series let the 6% of series with a 10–30% spike
+  among 6 values pull ``d₀`` from hundreds to about 6, and its heavy tail then set
+  none of them aside.
 * **Do the series share a noise level?** Under the fitted model the F
   distribution's CDF at each kept series' ``s²/s₀²`` is uniform; a
   Kolmogorov–Smirnov test of that (Stephens' small-sample form of the statistic)
