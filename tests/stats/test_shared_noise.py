@@ -215,3 +215,17 @@ def test_a_plain_threshold_detects_twice_its_floor() -> None:
     (c,) = compare_versions([series], "1.0", "1.1", rng=np.random.default_rng(0)).comparisons
     assert c.evidence.method is Method.THRESHOLD
     assert c.detectable_g == pytest.approx(0.10) and c.under_powered
+
+
+def test_the_new_knobs_refuse_nonsense() -> None:
+    from tracker.stats.defaults import DriftPolicy
+
+    for bad in (
+        {"sensitivity_power": 0.3},
+        {"noise_outlier_level": 1.0},
+        {"shared_noise_level": -0.1},
+    ):
+        with pytest.raises(ValueError):
+            ComparePolicy(**bad)  # type: ignore[arg-type]
+    with pytest.raises(ValueError):
+        DriftPolicy(penalty=0.0)

@@ -800,7 +800,7 @@ def _column_fit(
 
 
 _ROUNDS = 2
-"""Rounds of "fit the hinge, drop the steps it explains" (a third round dropped none)."""
+"""Rounds of "fit the hinge, drop the steps it explains", at most (a third dropped none)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -830,17 +830,24 @@ def _choose(found: _Found, cp: ChangePointPolicy, policy: DriftPolicy) -> _Choic
     shortest = cp.min_segment_for(n)
     extra = _Basis.of(np.arange(shortest, n - shortest + 1), n, hinge=False)
     steps = found.mask
+    rss_ds, k_ds, slope_ds = _column_fit(y, steps, hinges)
     for _ in range(_ROUNDS):
-        _, k, slope = _column_fit(y, steps, hinges)
-        steps = merge(
-            y - slope[:, None] * hinges.basis[k],
+        kept = merge(
+            y - slope_ds[:, None] * hinges.basis[k_ds],
             steps,
             min_segment=cp.min_segment_for(n),
             max_pvalue=cp.max_pvalue_for(n),
             min_magnitude=cp.min_magnitude_for(n),
         )
-    rss_ds, k_ds, slope_ds = _column_fit(y, steps, hinges)
-    rss_d, k_d, slope_d = _column_fit(y, np.zeros_like(steps), hinges)
+        if np.array_equal(kept, steps):
+            break
+        steps = kept
+        rss_ds, k_ds, slope_ds = _column_fit(y, steps, hinges)
+    rss_d, k_d, slope_d = rss_ds.copy(), k_ds.copy(), slope_ds.copy()
+    rows = np.flatnonzero(steps.any(axis=1))  # the others have no step: the same fit
+    if rows.size:
+        alone_fit = _column_fit(y[rows], np.zeros_like(steps[rows]), hinges)
+        rss_d[rows], k_d[rows], slope_d[rows] = alone_fit
     resid = y - segment_means(y, found.mask)
     found_steps = 1 + 2 * found.mask.sum(axis=1)
     only_steps = _criterion((resid * resid).sum(axis=1), n, found_steps, policy.penalty)
