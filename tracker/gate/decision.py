@@ -402,6 +402,7 @@ def _compared_items(
 
 
 def _sensitivity(compared: Sequence[Comparison]) -> tuple[SeriesSensitivity, ...]:
+    """Each compared series' verdict and detection limit, for the summary and the JSON."""
     return tuple(
         SeriesSensitivity(c.key, c.verdict.value, c.detectable_pct, c.under_powered)
         for c in compared

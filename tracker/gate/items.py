@@ -564,6 +564,7 @@ class ExpectationCheck:
 
 
 def _shows(c: Comparison, expectation: Expectation) -> bool:
+    """Whether ``c`` is a confirmed improvement of at least the expected gain."""
     g = c.evidence.g
     return (
         c.verdict is Verdict.IMPROVEMENT
@@ -592,6 +593,7 @@ def _carried(series: SeriesSamples | None, expectation: Expectation, pair: Versi
 def _expected_item(
     c: Comparison, info: SeriesInfo, expectation: Expectation, policy: GatePolicy
 ) -> GateItem:
+    """The failing item of a matching series that did not show the expected gain."""
     ev = c.evidence
     seen = "no usable values" if ev.delta_pct is None else f"measured {ev.delta_pct:+.1f}%"
     confirmed = "confirmed" if c.verdict is Verdict.IMPROVEMENT else f"verdict {c.verdict.value}"
@@ -617,6 +619,7 @@ def _expected_item(
 
 
 def _unmatched_item(expectation: Expectation, pair: VersionPair, policy: GatePolicy) -> GateItem:
+    """The failing item of an expectation no compared series matches."""
     info = SeriesInfo("", "", expectation.match, "", "", "", "", True)
     return replace(
         base_item(info, expectation.match, KIND_EXPECTED, pair),

@@ -277,6 +277,7 @@ def _threshold(table: Any, where: str) -> Threshold:
 
 
 def _expectation(table: Any, where: str, source: str) -> Expectation:
+    """One ``[[expect]]`` entry; errors name the file and the entry."""
     if not isinstance(table, dict):
         raise ConfigError(f"{where}: must be a table")
     _unknown(table, _EXPECT_KEYS, where)
@@ -292,6 +293,7 @@ def _expectation(table: Any, where: str, source: str) -> Expectation:
 
 
 def _tables(doc: dict[str, Any], name: str, source: str) -> list[Any]:
+    """The array of tables ``name`` of a TOML document (empty when absent)."""
     found = doc.get(name, [])
     if not isinstance(found, list):
         raise ConfigError(f"{source}: {name!r} must be an array of tables")

@@ -624,6 +624,7 @@ def _annotate(prep: _Prepared, found: _Found, row: int) -> ChangePointResult:
 
 
 def _skipped(prep: _Prepared, least: int, what: str) -> ChangePointResult:
+    """A series with fewer than ``least`` usable versions, and why it was skipped."""
     n = len(prep.positions)
     reason = f"{n} usable versions; {what} need at least {least}"
     return ChangePointResult(prep.series.key, n, excluded=prep.excluded, skipped_reason=reason)
@@ -772,6 +773,7 @@ class _Basis:
 
     @classmethod
     def of(cls, starts: IntArray, n: int, *, hinge: bool) -> _Basis:
+        """The columns at ``starts`` over ``n`` points: hinges, or steps."""
         t = np.arange(n)[None, :] - starts[:, None]
         basis = (np.maximum(t, 0) if hinge else (t >= 0)).astype(np.float64)
         sums = np.zeros((starts.size, n + 1))
@@ -927,6 +929,8 @@ def _blocks(
     cp: ChangePointPolicy,
     policy: DriftPolicy,
 ) -> list[_Block]:
+    """Each group of equal-length series: its steps (E-Divisive), and where the series are
+    long enough for a drift, the model choice and the trend test of each."""
     blocks = []
     for n, members in groups.items():
         found = _detect(np.stack([prepared[i].logs for i in members]), cp)

@@ -383,7 +383,9 @@ class Sensitive(Protocol):
     """Anything with a detection limit in percent (a comparison, a gate's series)."""
 
     @property
-    def detectable_pct(self) -> float | None: ...
+    def detectable_pct(self) -> float | None:
+        """The smallest change (%, the worse way) it could have confirmed."""
+        ...
 
 
 def blind_share(
@@ -695,6 +697,9 @@ def _test_repeats(
     policy: ComparePolicy,
     prior: NoisePrior,
 ) -> _Tested:
+    """The test of one group of repeats plans: the moderated t (Welch's t per row where
+    the prior does not hold) below ``mwu_min_repeats`` a side, else Mann–Whitney U (its
+    standard error from the within-version variance and its 3/π efficiency)."""
     n_a, n_b = la.shape[1], lb.shape[1]
     method = choose_test(n_a, n_b, policy.mwu_min_repeats)
     m = la.shape[0]
@@ -732,6 +737,8 @@ _NOT_SHARED_NOTE = (
 def _evaluate_repeats(
     plans: Sequence[_Plan], policy: ComparePolicy, rng: np.random.Generator, prior: NoisePrior
 ) -> list[ChangeEvidence]:
+    """The evidence of one group of repeats plans (one shape): change of medians, test,
+    bootstrap CI, advised repeats, and the standard error the sensitivity is made of."""
     raw_a, raw_b = _samples(plans)
     la, lb = np.log(raw_a), np.log(raw_b)
     sign = np.array([direction(p.head.higher_is_better) for p in plans])

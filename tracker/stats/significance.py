@@ -364,6 +364,7 @@ def _quantile_prior(variances: FloatArray, df: FloatArray) -> tuple[float, float
     low, mid = np.quantile(variances[df == d], [0.25, 0.5])
 
     def ratio(d0: float) -> float:
+        """The lower quartile over the median of ``F(d, d0)``."""
         return float(special.fdtri(d, d0, 0.25) / special.fdtri(d, d0, 0.5))
 
     lo, hi = math.log(0.1), math.log(MAX_PRIOR_DF)
