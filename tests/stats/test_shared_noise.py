@@ -229,3 +229,19 @@ def test_the_new_knobs_refuse_nonsense() -> None:
             ComparePolicy(**bad)  # type: ignore[arg-type]
     with pytest.raises(ValueError):
         DriftPolicy(penalty=0.0)
+
+
+def test_a_discovery_with_q_zero_counts_towards_the_family_level() -> None:
+    from tracker.stats import ChangeEvidence
+    from tracker.stats.compare import detectable_changes
+
+    def ev(key: str, g: float) -> ChangeEvidence:
+        return ChangeEvidence(
+            key, "1.0", "1.1", True, Method.MODERATED_T, 0.02, 3, 3,
+            g=g, p_value=0.5, min_p=0.0, se=0.01, test_df=1e6,
+        )  # fmt: skip
+
+    pair = [ev("a", -0.2), ev("b", 0.0)]
+    found = detectable_changes(pair, [0.0, 1.0], [0.05, 0.05], power=0.8)
+    none = detectable_changes(pair, [1.0, 1.0], [0.05, 0.05], power=0.8)
+    assert found[1] is not None and none[1] is not None and found[1] < none[1]

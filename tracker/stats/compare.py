@@ -487,9 +487,10 @@ def detectable_changes(
     ``q_values_`` are the run's (:func:`directional_q_values`), ``q_levels`` each series'
     level. ``None`` where a comparison has no change to test."""
     tested = [i for i, q in enumerate(q_values_) if q is not None]
-    found = sum(
-        1 for i in tested if (evidence[i].g or 0.0) < 0.0 and (q_values_[i] or 1.0) < q_levels[i]
-    )
+    found = 0
+    for i in tested:
+        g, q = evidence[i].g, q_values_[i]
+        found += g is not None and g < 0.0 and q is not None and q < q_levels[i]
     share = (found + 1) / max(len(tested), 1)
     out: list[float | None] = [None] * len(evidence)
     rows = [i for i, ev in enumerate(evidence) if ev.se is not None and ev.test_df is not None]
