@@ -189,7 +189,9 @@ def test_demo_gates_the_newest_version_and_finds_the_planted_regression(
     _out, stdout = demo_output
     gate_lines = [line for line in stdout.splitlines() if line.startswith("gate: ")]
     # one planted regression, one issue: every point of the sweep, both forms, the target
-    assert gate_lines == ["gate: 1 (1 regression, 1.1.0 → 1.2.0)"]
+    assert gate_lines == [
+        "gate: 1 (1 regression, 1.1.0 → 1.2.0; every series could see a 5% change)"
+    ]
     assert (
         "  example-llm-70b · concurrency · isl1024-osl1024: -8.0% (worse; CI [-9.3%, -5.4%]) "
         "at c2–c32 and at 50 tokens/s/user\n"

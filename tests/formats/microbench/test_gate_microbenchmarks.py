@@ -57,7 +57,9 @@ def test_a_benchmark_ten_percent_slower_fails_the_gate_naming_it(
     )
     assert gate.exit_code == 1, gate.output
     lines = gate.stdout.splitlines()
-    assert lines[0] == "gate: 1 (1 regression, 1.2.0 → 1.3.0)"
+    assert lines[0] == (
+        "gate: 1 (1 regression, 1.2.0 → 1.3.0; 75% of 8 series could not see a 5% change)"
+    )
     failing = [line for line in lines if line.startswith("failing")]
     assert len(failing) == 1 and "+10.0% (worse)" in failing[0]
     assert f"{SLOWED} · cpu_time_ns" in failing[0]
@@ -77,7 +79,9 @@ def test_a_rerun_of_unchanged_code_passes_the_gate(tmp_path: Path, run_tracker: 
     assert _ingest(run_tracker, url, rerun, "1.3.0").exit_code == 0
     gate = run_tracker(["--database-url", url, "gate", "--candidate", "1.3.0"])
     assert gate.exit_code == 0, gate.output
-    assert gate.stdout.splitlines()[0] == "gate: 0 (no regression, 1.2.0 → 1.3.0)"
+    assert gate.stdout.splitlines()[0] == (
+        "gate: 0 (no regression, 1.2.0 → 1.3.0; 100% of 8 series could not see a 5% change)"
+    )
     analyze = run_tracker(["--database-url", url, "analyze"])
     assert analyze.exit_code == 0, analyze.output
     assert "in 8 series" in analyze.stdout
