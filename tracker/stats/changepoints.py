@@ -882,26 +882,45 @@ def _with_drift(found: _Found, choice: _Choice) -> _Found:
     )
 
 
+def _slopes(choice: _Choice, rows: IntArray) -> dict[int, float]:
+    """The Theil–Sen slope of each of ``rows`` over its drift (steps removed), the rows of
+    one start at once, a few at a time (their pairwise slopes are ``span²/2`` each)."""
+    out: dict[int, float] = {}
+    starts = choice.start[rows]
+    for start in np.unique(starts):
+        members = rows[starts == start]
+        chunk = max(1, 2_000_000 // max(1, (choice.destepped.shape[1] - int(start)) ** 2))
+        for lo in range(0, members.size, chunk):
+            part = members[lo : lo + chunk]
+            found = theil_sen(choice.destepped[part, int(start) :])
+            out.update(zip(part.tolist(), found.tolist(), strict=True))
+    return out
+
+
 def _measure(
-    prep: _Prepared, choice: _Choice, row: int, policy: DriftPolicy, p: float, q: float
+    prep: _Prepared,
+    choice: _Choice,
+    row: int,
+    slope: float,
+    policy: DriftPolicy,
+    pq: tuple[float, float],
 ) -> Drift | None:
-    """The drift of one row (Theil–Sen over its span, steps removed), if long and large
-    enough (``min_span``, ``min_magnitude``)."""
+    """The drift of one row (its Theil–Sen ``slope``, p and q), if long and large enough
+    (``min_span``, ``min_magnitude``)."""
     start = int(choice.start[row])
-    values = choice.destepped[row, start:]
-    slope = float(theil_sen(values[None, :])[0])
-    if values.size < policy.min_span or abs(slope) * (values.size - 1) <= policy.min_magnitude:
+    span = choice.destepped.shape[1] - start
+    if span < policy.min_span or abs(slope) * (span - 1) <= policy.min_magnitude:
         return None
     s, positions = prep.series, prep.positions
     return Drift(
         start_index=positions[start],
         version_start=s.versions[positions[start]],
         version_end=s.versions[positions[-1]],
-        span=values.size,
+        span=span,
         slope=slope,
         g_per_version=direction(s.higher_is_better) * slope,
-        p_value=p,
-        q_value=q,
+        p_value=pq[0],
+        q_value=pq[1],
     )
 
 
@@ -967,17 +986,20 @@ def detect_steps_and_drifts(
     q_all = q_values(np.concatenate(tested)) if tested else np.zeros(0)
     at = 0
     for block in blocks:
-        drifting = None if block.choice is None else _with_drift(block.found, block.choice)
+        choice, p = block.choice, block.p
+        if choice is None or p is None:
+            for row, i in enumerate(block.members):
+                steps[i] = _annotate(prepared[i], block.found, row)
+            continue
+        q = q_all[at : at + len(block.members)]
+        at += len(block.members)
+        slopes = _slopes(choice, np.flatnonzero(choice.drift & (q < dp.q_level)))
+        drifting = _with_drift(block.found, choice)
         for row, i in enumerate(block.members):
-            prep, found = prepared[i], None
-            if block.choice is not None and block.p is not None and drifting is not None:
-                p, q = float(block.p[row]), float(q_all[at + row])
-                chosen = bool(block.choice.drift[row]) and q < dp.q_level
-                drift = _measure(prep, block.choice, row, dp, p, q) if chosen else None
-                trends[i] = DriftResult(prep.series.key, len(prep.positions), drift)
-                found = drifting if drift is not None else None
-            steps[i] = _annotate(prep, found or block.found, row)
-        at += 0 if block.p is None else len(block.members)
+            prep, pq = prepared[i], (float(p[row]), float(q[row]))
+            drift = None if row not in slopes else _measure(prep, choice, row, slopes[row], dp, pq)
+            trends[i] = DriftResult(prep.series.key, len(prep.positions), drift)
+            steps[i] = _annotate(prep, drifting if drift is not None else block.found, row)
     return StepsAndDrifts(tuple(steps), tuple(trends))
 
 
