@@ -216,6 +216,9 @@ class _Collector:
         """Values per stack of the groups with several series, by (group, version)."""
         self.stack_order: dict[tuple[int, str], int] = {}
         self.scaling_groups: dict[tuple[str, ScalingKey, bool], int] = {}
+        self.scaling_by_facts: dict[tuple[object, ...], int] = {}
+        self.sides_by_facts: dict[tuple[object, ...], Side] = {}
+        """The group of each set of the facts a scaling key is made of (made once each)."""
         self.version_index: dict[str, int] = {}
         self.stack_ids: dict[str | None, int] = {None: _NO_STACK}
         self.stack_names: list[str | None] = [None]
@@ -269,11 +272,21 @@ class _Collector:
         entry = self.series.get(labels) or self._new(labels, sample)
         values = entry.by_version[sample.version]
         if sample.version not in entry.sides:
-            side = (configuration_of(sample), precision_class(sample.precision))
-            entry.sides[sample.version] = side
+            entry.sides[sample.version] = self._side(sample)
         if entry.count is not None:
             self._note_stack(entry, sample, values)
         values.append(sample.value)
+
+    def _side(self, sample: AnalysisSample) -> Side:
+        """What ``sample`` ran on and its precision class (worked out once per set of facts)."""
+        facts: tuple[object, ...] = (sample.configuration, sample.accelerator)
+        facts += (sample.accelerators_total,)
+        facts += (sample.nodes, sample.host_cpu, sample.division, sample.system, sample.precision)
+        side = self.sides_by_facts.get(facts)
+        if side is None:
+            side = (configuration_of(sample), precision_class(sample.precision))
+            self.sides_by_facts[facts] = side
+        return side
 
     def _note_stack(self, entry: _Series, sample: AnalysisSample, values: list[float]) -> None:
         """Note the sample's stack (``values``: the series' earlier values at its version)."""
@@ -332,6 +345,24 @@ class _Collector:
                 self.stack_order[where] = arrived
 
     def _scaling_group(self, entry: _Series, sample: AnalysisSample, stack: str | None) -> None:
+        facts: tuple[object, ...] = (sample.software, sample.submitter, sample.accelerator)
+        facts += (
+            sample.benchmark,
+            sample.scenario,
+            sample.metric,
+            stack,
+            sample.division,
+            sample.workload,
+        )
+        facts += (sample.host_cpu, sample.system, sample.configuration, sample.precision)
+        group = self.scaling_by_facts.get((*facts, sample.higher_is_better))
+        if group is None:
+            group = self._new_scaling_group(sample, stack)
+            self.scaling_by_facts[(*facts, sample.higher_is_better)] = group
+        entry.scaling_groups[(stack, sample.version)] = group
+
+    def _new_scaling_group(self, sample: AnalysisSample, stack: str | None) -> int:
+        """The number of the scaling group ``sample`` belongs to (made on first sight)."""
         key = scaling_key(
             submitter=sample.submitter,
             accelerator=sample.accelerator,
@@ -346,8 +377,7 @@ class _Collector:
             family=scaling_family(sample.configuration, precision_class(sample.precision)),
         )
         found = (sample.software, key, sample.higher_is_better)
-        group = self.scaling_groups.setdefault(found, len(self.scaling_groups))
-        entry.scaling_groups[(stack, sample.version)] = group
+        return self.scaling_groups.setdefault(found, len(self.scaling_groups))
 
     def finish(self) -> SampleSet:
         self._finish_stacks()
