@@ -194,6 +194,7 @@ class _Series:
     scales: bool
     system_key: str
     scaling_groups: dict[tuple[str | None, str], int] = field(default_factory=dict)
+    scaling_by_facts: dict[tuple[object, ...], int] = field(default_factory=dict)
     """(stack, version) → the scaling group its samples there join."""
     stack_at: array[int] = field(default_factory=lambda: array("i"))
     first_stacked: array[int] = field(default_factory=lambda: array("q"))
@@ -216,9 +217,7 @@ class _Collector:
         """Values per stack of the groups with several series, by (group, version)."""
         self.stack_order: dict[tuple[int, str], int] = {}
         self.scaling_groups: dict[tuple[str, ScalingKey, bool], int] = {}
-        self.scaling_by_facts: dict[tuple[object, ...], int] = {}
         self.sides_by_facts: dict[tuple[object, ...], Side] = {}
-        """The group of each set of the facts a scaling key is made of (made once each)."""
         self.version_index: dict[str, int] = {}
         self.stack_ids: dict[str | None, int] = {None: _NO_STACK}
         self.stack_names: list[str | None] = [None]
@@ -345,20 +344,13 @@ class _Collector:
                 self.stack_order[where] = arrived
 
     def _scaling_group(self, entry: _Series, sample: AnalysisSample, stack: str | None) -> None:
-        facts: tuple[object, ...] = (sample.software, sample.submitter, sample.accelerator)
-        facts += (
-            sample.benchmark,
-            sample.scenario,
-            sample.metric,
-            stack,
-            sample.division,
-            sample.workload,
-        )
-        facts += (sample.host_cpu, sample.system, sample.configuration, sample.precision)
-        group = self.scaling_by_facts.get((*facts, sample.higher_is_better))
+        """The scaling group of ``sample``, worked out once per series for each set of the facts
+        that may change between its versions (the series' labels fix the others: software,
+        system, and so submitter and division, benchmark, scenario, workload, metric)."""
+        facts = (stack, sample.configuration, sample.precision, sample.accelerator, sample.host_cpu)
+        group = entry.scaling_by_facts.get(facts)
         if group is None:
-            group = self._new_scaling_group(sample, stack)
-            self.scaling_by_facts[(*facts, sample.higher_is_better)] = group
+            group = entry.scaling_by_facts[facts] = self._new_scaling_group(sample, stack)
         entry.scaling_groups[(stack, sample.version)] = group
 
     def _new_scaling_group(self, sample: AnalysisSample, stack: str | None) -> int:
