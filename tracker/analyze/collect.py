@@ -203,6 +203,14 @@ class _Series:
     """Whether its software-stack group has several series (values kept per stack)."""
     sides: dict[str, Side] = field(default_factory=dict)
     """version → the configuration and precision class of its first sample there."""
+    facts: tuple[object, ...] | None = None
+    """The facts of its latest sample that may change between versions (what it ran on,
+    its precision and stack); ``side`` and ``scaling_group`` follow from them."""
+    side: Side = (None, None)
+    scaling_group: int = -1
+    stack: str | None = None
+    stack_number: int = _NO_STACK
+    """The stack of its latest sample, and that stack's number in the collector."""
 
 
 class _Collector:
@@ -270,36 +278,64 @@ class _Collector:
         )
         entry = self.series.get(labels) or self._new(labels, sample)
         values = entry.by_version[sample.version]
+        facts = (
+            sample.configuration,
+            sample.accelerator,
+            sample.accelerators_total,
+            sample.nodes,
+            sample.host_cpu,
+            sample.division,
+            sample.system,
+            sample.precision,
+            sample.software_stack,
+        )
+        if facts != entry.facts:  # most series keep their facts: worked out once per run of them
+            self._refresh(entry, sample, facts)
         if sample.version not in entry.sides:
-            entry.sides[sample.version] = self._side(sample)
+            entry.sides[sample.version] = entry.side
         if entry.count is not None:
             self._note_stack(entry, sample, values)
         values.append(sample.value)
 
-    def _side(self, sample: AnalysisSample) -> Side:
-        """What ``sample`` ran on and its precision class (worked out once per set of facts)."""
-        facts: tuple[object, ...] = (sample.configuration, sample.accelerator)
-        facts += (sample.accelerators_total,)
-        facts += (sample.nodes, sample.host_cpu, sample.division, sample.system, sample.precision)
-        side = self.sides_by_facts.get(facts)
+    def _refresh(self, entry: _Series, sample: AnalysisSample, facts: tuple[object, ...]) -> None:
+        """``entry``'s side and scaling group for a sample with new ``facts`` (the side worked
+        out once per set of facts in the run, the scaling group once per set in the series:
+        its labels fix the rest, software, system, and so submitter and division,
+        benchmark, scenario, workload, metric)."""
+        entry.facts = facts
+        stack = entry.stack = sample.software_stack or None
+        number = self.stack_ids.get(stack)
+        if number is None:
+            number = self.stack_ids[stack] = len(self.stack_names)
+            self.stack_names.append(stack)
+        entry.stack_number = number
+        side = self.sides_by_facts.get(facts[:-1])
         if side is None:
             side = (configuration_of(sample), precision_class(sample.precision))
-            self.sides_by_facts[facts] = side
-        return side
+            self.sides_by_facts[facts[:-1]] = side
+        entry.side = side
+        if entry.scales and entry.count is not None:
+            found: tuple[object, ...] = (stack, sample.configuration, sample.precision)
+            found += (sample.accelerator, sample.host_cpu)
+            group = entry.scaling_by_facts.get(found)
+            if group is None:
+                group = entry.scaling_by_facts[found] = self._new_scaling_group(sample, stack)
+            entry.scaling_group = group
 
     def _note_stack(self, entry: _Series, sample: AnalysisSample, values: list[float]) -> None:
         """Note the sample's stack (``values``: the series' earlier values at its version)."""
         self.arrived += 1
-        version, stack, value = sample.version, sample.software_stack or None, sample.value
+        version, stack, number, value = (
+            sample.version,
+            entry.stack,
+            entry.stack_number,
+            sample.value,
+        )
         at = self.version_index.setdefault(version, len(self.version_index))
         if len(entry.stack_at) <= at:
             missing = len(self.version_index) - len(entry.stack_at)
             entry.stack_at.extend([_NO_SAMPLE] * missing)
             entry.first_stacked.extend([-1] * missing)
-        number = self.stack_ids.get(stack)
-        if number is None:
-            number = self.stack_ids[stack] = len(self.stack_names)
-            self.stack_names.append(stack)
         if stack is not None and entry.first_stacked[at] < 0:
             entry.first_stacked[at] = self.arrived
         state = entry.stack_at[at]
@@ -318,8 +354,8 @@ class _Collector:
                 by_stack = self.stacks[where] = {}
                 self.stack_order[where] = self.arrived
             by_stack.setdefault(stack, []).append(value)
-        if entry.scales and (stack, version) not in entry.scaling_groups:
-            self._scaling_group(entry, sample, stack)
+        if entry.scales:
+            entry.scaling_groups.setdefault((stack, version), entry.scaling_group)
 
     def _by_stack(self, entry: _Series, version: str) -> dict[str, list[float]]:
         """The values of one series at ``version`` per stack, in arrival order."""
@@ -342,16 +378,6 @@ class _Collector:
                 where = (first.stack_group, versions[at])
                 self.stacks[where] = self._by_stack(first, versions[at])
                 self.stack_order[where] = arrived
-
-    def _scaling_group(self, entry: _Series, sample: AnalysisSample, stack: str | None) -> None:
-        """The scaling group of ``sample``, worked out once per series for each set of the facts
-        that may change between its versions (the series' labels fix the others: software,
-        system, and so submitter and division, benchmark, scenario, workload, metric)."""
-        facts = (stack, sample.configuration, sample.precision, sample.accelerator, sample.host_cpu)
-        group = entry.scaling_by_facts.get(facts)
-        if group is None:
-            group = entry.scaling_by_facts[facts] = self._new_scaling_group(sample, stack)
-        entry.scaling_groups[(stack, sample.version)] = group
 
     def _new_scaling_group(self, sample: AnalysisSample, stack: str | None) -> int:
         """The number of the scaling group ``sample`` belongs to (made on first sight)."""

@@ -40,7 +40,7 @@ import json
 import math
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import asdict
+from dataclasses import asdict, fields
 from typing import Any
 
 from tracker.analyze.groupings import (
@@ -103,9 +103,13 @@ def _json(value: Any) -> Any:
     return value
 
 
+_INFO_FIELDS = tuple(f.name for f in fields(SeriesInfo))
+
+
 def _labels(info: SeriesInfo) -> dict[str, Any]:
-    """What the evidence says of the series: every field of its :class:`SeriesInfo`."""
-    return asdict(info)
+    """What the evidence says of the series: every field of its :class:`SeriesInfo` (its
+    fields are plain values: no deep copy as ``asdict`` makes)."""
+    return {name: getattr(info, name) for name in _INFO_FIELDS}
 
 
 def _annotation(

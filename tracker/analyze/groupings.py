@@ -712,10 +712,18 @@ class RuleOutcome:
     twins: dict[str, list[str]] = field(default_factory=dict)
 
 
-def _besides(sides: Mapping[str, Side], pair: VersionPair) -> Besides:
-    before = sides.get(pair.baseline, (None, None))
-    after = sides.get(pair.candidate, (None, None))
-    return besides_software(before[0], after[0], before[1], after[1])
+def _besides(
+    sides: Mapping[str, Side], pair: VersionPair, known: dict[tuple[Side, Side], Besides]
+) -> Besides:
+    """What changed besides the software in ``pair``, worked out once per two sides
+    (``known``: the answers so far; most series of a run share their sides)."""
+    ends = (sides.get(pair.baseline, (None, None)), sides.get(pair.candidate, (None, None)))
+    found = known.get(ends)
+    if found is None:
+        (before, precision_before), (after, precision_after) = ends
+        found = besides_software(before, after, precision_before, precision_after)
+        known[ends] = found
+    return found
 
 
 def _union(sets: Iterable[Sequence[str]]) -> dict[str, str]:
@@ -773,8 +781,9 @@ def apply_rule(
     key and version, the configuration and precision of its results; a series without
     them is compared as a software change)."""
     out = RuleOutcome()
+    known: dict[tuple[Side, Side], Besides] = {}
     for pair, members in groups.items():
-        besides = {s.key: _besides(sides.get(s.key, {}), pair) for s in members}
+        besides = {s.key: _besides(sides.get(s.key, {}), pair, known) for s in members}
         kept, twins = _fold(members, pair, infos, sides, besides)
         for key, found in twins.items():
             out.twins.setdefault(key, [])

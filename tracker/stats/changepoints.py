@@ -972,15 +972,8 @@ def detect_steps_and_drifts(
     cp, dp = change_points or ChangePointPolicy(), drifts or DriftPolicy()
     least = max(cp.min_points, dp.min_points)
     prepared, groups = _by_length(series, cp.min_points)
-    steps = [_skipped(prep, cp.min_points, "change points") for prep in prepared]
-    trends = [
-        DriftResult(
-            prep.series.key,
-            len(prep.positions),
-            skipped_reason=f"{len(prep.positions)} usable versions; a drift needs at least {least}",
-        )
-        for prep in prepared
-    ]
+    steps: list[ChangePointResult | None] = [None] * len(prepared)
+    trends: list[DriftResult | None] = [None] * len(prepared)
     blocks = _blocks(prepared, groups, cp, dp)
     tested = [b.p for b in blocks if b.p is not None]
     q_all = q_values(np.concatenate(tested)) if tested else np.zeros(0)
@@ -1000,7 +993,19 @@ def detect_steps_and_drifts(
             drift = None if row not in slopes else _measure(prep, choice, row, slopes[row], dp, pq)
             trends[i] = DriftResult(prep.series.key, len(prep.positions), drift)
             steps[i] = _annotate(prep, drifting if drift is not None else block.found, row)
-    return StepsAndDrifts(tuple(steps), tuple(trends))
+    pairs = list(zip(prepared, steps, trends, strict=True))  # the rest: too short, skipped
+    return StepsAndDrifts(
+        tuple(_skipped(p, cp.min_points, "change points") if c is None else c for p, c, _ in pairs),
+        tuple(_skipped_drift(p, least) if d is None else d for p, _, d in pairs),
+    )
+
+
+def _skipped_drift(prep: _Prepared, least: int) -> DriftResult:
+    """A series too short for a drift, and why it was skipped."""
+    n = len(prep.positions)
+    return DriftResult(
+        prep.series.key, n, skipped_reason=f"{n} usable versions; a drift needs at least {least}"
+    )
 
 
 def detect_drifts(
