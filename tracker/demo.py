@@ -100,8 +100,10 @@ class DemoSeries:
     """One example series: LoadGen scenario and its primary value per version."""
 
     folder: str
+    """The name of its LoadGen output folder (``<benchmark>-<scenario>``)."""
     scenario: str
     use_token_latencies: bool
+    """Whether LoadGen reports tokens (an LLM benchmark) rather than samples."""
     value_by_version: tuple[float, ...]
     """samples/s (Offline), tokens/s (Server, token latencies) or ms (SingleStream)."""
 
@@ -344,7 +346,9 @@ class Workload:
 
     name: str
     isl: int
+    """Input sequence length, tokens."""
     osl: int
+    """Output sequence length, tokens."""
     at_target: tuple[float, ...]
 
 

@@ -107,15 +107,7 @@ class SampleSet:
 
 
 def _series(key: str, info: SeriesInfo, found: Values, order: Sequence[str]) -> SeriesSamples:
-    versions = [v for v in order if v in found]
-    return SeriesSamples(
-        key=key,
-        versions=tuple(versions),
-        samples=tuple(tuple(found[v]) for v in versions),
-        higher_is_better=info.higher_is_better,
-        system=info.system,
-        benchmark=info.benchmark,
-    )
+    return SeriesSamples.of(key, [v for v in order if v in found], found, info)
 
 
 def version_series(

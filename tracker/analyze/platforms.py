@@ -95,11 +95,13 @@ class PlatformResult:
     rank: int
     system: str
     system_key: str
+    """The system's platform key (submitter and name), unique in the round."""
     submitter: str | None
     division: str | None
     accelerator: str | None
     accelerators: int
     value: float
+    """The result, in the ranking's unit."""
     per_accelerator: float
     ratio: float | None
     is_reference: bool
@@ -471,6 +473,7 @@ class TrainingFolder:
     round: str
     system: str
     system_key: str
+    """The system's platform key (submitter and name), unique in the round."""
     benchmark: str
     accelerator: str | None
     accelerators: int | None

@@ -8,7 +8,7 @@ negative or not a number as invalid, with the reason in ``extra["invalid_reason"
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Protocol
 
@@ -27,6 +27,7 @@ from tracker.sources.tree import FolderTree, SourceTree
 __all__ = [
     "DEFAULT_SOFTWARE",
     "ProgressCallback",
+    "read_in_order",
     "Reader",
     "Reading",
     "ignored_label_notes",
@@ -143,6 +144,28 @@ def label_result(
         sweep_key=sweep_key,
         extra=parsed.extra,
     )
+
+
+def read_in_order(
+    tree: SourceTree,
+    handlers: Mapping[str, Callable[[], None]],
+    errors: dict[str, ParseError],
+    *,
+    strict: bool,
+    progress: ProgressCallback | None,
+) -> None:
+    """Call each path's handler in the tree's read order; a file that does not parse is
+    kept in ``errors`` (``strict``: raised) and the others are read on."""
+    order = tree.read_order(handlers)
+    for done, path in enumerate(order, start=1):
+        try:
+            handlers[path]()
+        except ParseError as error:
+            if strict:
+                raise
+            errors[path] = error
+        if progress is not None:
+            progress(done, len(order), path)
 
 
 def require_positive(results: Iterable[ResultRecord]) -> list[ResultRecord]:

@@ -199,6 +199,7 @@ class SourceRecord:
 
     kind: str
     location: str
+    """The path or URL as given to the ingest."""
     content_sha256: str
     identity_sha256: str
     is_example: bool = False
@@ -215,10 +216,13 @@ class ResultRecord:
     scenario: str
     metric: MetricRecord
     value: float
+    """In the metric's unit."""
     is_valid: bool
     artifact_path: str
+    """The file the value was read from, inside its source."""
     artifact_sha256: str
     line: int | None = None
+    """The line of the file the value stands on (``None``: a whole-file value)."""
     workload: str = ""
     concurrency: float | None = None
     location: str | None = None

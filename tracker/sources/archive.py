@@ -67,7 +67,7 @@ from tracker.errors import ParseError
 from tracker.records.results import ArtifactRecord
 from tracker.sources.archive_index import Index, Member, Symlink, TarIndex, ZipIndex
 from tracker.sources.trail import Trail
-from tracker.sources.tree import MAX_FILE_BYTES, BufferedLines
+from tracker.sources.tree import MAX_FILE_BYTES, BufferedLines, HashedLines
 
 __all__ = [
     "ARCHIVE_KEY",
@@ -161,8 +161,6 @@ _GZIP, _BZIP2, _XZ = b"\x1f\x8b", b"BZh", b"\xfd7zXZ\x00"
 _ZIP = (b"PK\x03\x04", b"PK\x05\x06")
 _WHOLE_MEMBER_LIMIT = 8 << 20
 """Members up to this size are read at once; bigger ones are streamed line by line."""
-_LINE_LIMIT = 64 << 20
-"""The longest line handed to a reader at once (a longer one comes in pieces)."""
 _UNUSUAL_PARTS = frozenset({"", ".", ".."})
 _NEVER_READ = frozenset({"mlperf_log_accuracy.json", "mlperf_log_trace.json"})
 _NEVER_READ_SUFFIXES = frozenset(
@@ -389,27 +387,13 @@ class ArchiveTree:
         if member is not None and member.size <= _WHOLE_MEMBER_LIMIT:
             yield BufferedLines(self.read_bytes(path))
             return
-        digest = hashlib.sha256()
-        size = 0
         with self._open(path) as stream:
-
-            def lines() -> Iterator[bytes]:
-                nonlocal size
-                while line := stream.readline(_LINE_LIMIT):  # a bounded line: no bomb held
-                    digest.update(line)
-                    size += len(line)
-                    self._cap(path, size)
-                    yield line
-
+            hashed = HashedLines(stream, lambda size: self._cap(path, size))
             try:
-                yield lines()
-                while chunk := stream.read(_CHUNK):
-                    digest.update(chunk)
-                    size += len(chunk)
-                    self._cap(path, size)
+                yield hashed.lines()
+                self._read[path] = hashed.finish(path)
             except _READ_ERRORS as error:
                 raise self._unreadable(path, error) from None
-        self._read[path] = ArtifactRecord(path, digest.hexdigest(), size)
 
     def _cap(self, path: str, size: int) -> None:
         if size > MAX_FILE_BYTES:

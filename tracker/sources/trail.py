@@ -157,6 +157,7 @@ class Snapshot:
     identity_sha256: str
     kind: str
     runs_found: int
+    """The runs the ingest found in the source (a run: one result folder or file)."""
     results: int
     trail: tuple[tuple[str, str], ...] | Trail
 

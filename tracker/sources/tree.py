@@ -47,7 +47,7 @@ from __future__ import annotations
 import errno
 import hashlib
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -67,6 +67,7 @@ from tracker.sources.trail import (
 
 __all__ = [
     "BufferedLines",
+    "HashedLines",
     "FileTree",
     "FolderTree",
     "MAX_FILE_BYTES",
@@ -79,6 +80,34 @@ __all__ = [
     "listing",
     "shown_name",
 ]
+
+
+class HashedLines:
+    """The lines of a large file streamed through its hash, each at most ``_LINE_LIMIT``
+    bytes (no bomb held whole); ``cap`` is told the bytes read so far and raises past the
+    limit. :meth:`finish` reads what the reader left, so the hash covers the whole file."""
+
+    def __init__(self, stream: IO[bytes], cap: Callable[[int], None]) -> None:
+        self._stream, self._cap = stream, cap
+        self._digest = hashlib.sha256()
+        self._size = 0
+
+    def _take(self, data: bytes) -> None:
+        self._digest.update(data)
+        self._size += len(data)
+        self._cap(self._size)
+
+    def lines(self) -> Iterator[bytes]:
+        """The file's lines, ends kept."""
+        while line := self._stream.readline(_LINE_LIMIT):
+            self._take(line)
+            yield line
+
+    def finish(self, path: str) -> ArtifactRecord:
+        """The rest of the file read through the hash, and the file's record."""
+        while chunk := self._stream.read(_CHUNK):
+            self._take(chunk)
+        return ArtifactRecord(path, self._digest.hexdigest(), self._size)
 
 
 class BufferedLines:
@@ -421,24 +450,10 @@ class FolderTree:
             yield BufferedLines(data)
             self._read[path] = ArtifactRecord(path, hashlib.sha256(data).hexdigest(), len(data))
             return
-        digest = hashlib.sha256()
-        size = 0
         with self._open(path) as stream:
-
-            def lines() -> Iterator[bytes]:
-                nonlocal size
-                while line := stream.readline(_LINE_LIMIT):  # a bounded line: no bomb held
-                    digest.update(line)
-                    size += len(line)
-                    self._cap(path, size)
-                    yield line
-
-            yield lines()
-            while chunk := stream.read(_CHUNK):  # the rest, so the hash covers the whole file
-                digest.update(chunk)
-                size += len(chunk)
-                self._cap(path, size)
-        self._read[path] = ArtifactRecord(path, digest.hexdigest(), size)
+            hashed = HashedLines(stream, lambda size: self._cap(path, size))
+            yield hashed.lines()
+            self._read[path] = hashed.finish(path)
 
     def artifact(self, path: str) -> ArtifactRecord | None:
         return self._read.get(path)

@@ -114,7 +114,10 @@ class EfficiencyPoint:
 
     accelerators: int
     value: float
+    """The median of the results at this count, in the metric's unit."""
     efficiency: float
+    """``(value / N) / (value0 / N0)`` against the group's smallest count (inverted where
+    lower is better)."""
     n_results: int
     labels: tuple[str, ...] = ()
 
@@ -126,6 +129,7 @@ class ScalingGroup:
     key: ScalingKey
     version: str
     higher_is_better: bool
+    """Whether a larger value of the metric is better (throughput), or a smaller (latency)."""
     points: tuple[EfficiencyPoint, ...]
 
     @property
@@ -148,8 +152,10 @@ class ScalingFinding:
     issue: ScalingIssue
     key: ScalingKey
     version: str
+    """The version whose efficiency is found wanting."""
     accelerators: int
     base_accelerators: int
+    """The group's smallest count, the one the efficiency is relative to."""
     efficiency: float
     threshold: float
     """The floor, or for a drop the baseline's efficiency minus the drop floor."""

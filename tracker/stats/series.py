@@ -29,8 +29,9 @@ from __future__ import annotations
 import math
 import statistics
 import sys
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from tracker.records.results import SeriesPoint
 
@@ -39,6 +40,7 @@ __all__ = [
     "SampleRow",
     "SeriesGain",
     "LOG_GAIN_LIMIT",
+    "SeriesHead",
     "SeriesSamples",
     "aggregate_gains",
     "bounded_exp",
@@ -94,6 +96,38 @@ class SeriesSamples:
     def levels(self) -> tuple[float, ...]:
         """The median of each version's samples (NaN for a version without any)."""
         return tuple(level(s) for s in self.samples)
+
+    @classmethod
+    def of(
+        cls,
+        key: str,
+        versions: Sequence[str],
+        found: Mapping[str, Sequence[float]],
+        head: SeriesHead,
+    ) -> SeriesSamples:
+        """The series ``key`` of the samples ``found`` per version, at ``versions`` (each
+        present in ``found``), its direction, system and benchmark those of ``head``."""
+        return cls(
+            key=key,
+            versions=tuple(versions),
+            samples=tuple(tuple(found[v]) for v in versions),
+            higher_is_better=head.higher_is_better,
+            system=head.system,
+            benchmark=head.benchmark,
+        )
+
+
+class SeriesHead(Protocol):
+    """What a series takes from the first of its rows: direction, system, benchmark."""
+
+    @property
+    def higher_is_better(self) -> bool: ...
+
+    @property
+    def system(self) -> str: ...
+
+    @property
+    def benchmark(self) -> str: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,18 +228,7 @@ def series_from_rows(
         values.setdefault(row.key, {}).setdefault(row.version, []).append(float(row.value))
     out = []
     for key, found in values.items():
-        versions = _ordered(key, found, order)
-        head = first[key]
-        out.append(
-            SeriesSamples(
-                key=key,
-                versions=tuple(versions),
-                samples=tuple(tuple(found[v]) for v in versions),
-                higher_is_better=head.higher_is_better,
-                system=head.system,
-                benchmark=head.benchmark,
-            )
-        )
+        out.append(SeriesSamples.of(key, _ordered(key, found, order), found, first[key]))
     return tuple(out)
 
 

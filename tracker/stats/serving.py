@@ -87,6 +87,7 @@ class ThroughputAtTarget:
 
     target_tokens_per_s_per_user: float
     statistic: str
+    """Which statistic of the per-user rate the front is drawn on (e.g. ``median``)."""
     method: Interpolation
     reach: Reach
     tokens_per_s_per_accelerator: float | None

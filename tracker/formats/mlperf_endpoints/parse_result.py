@@ -77,10 +77,12 @@ class EndpointsRoundResult:
 
     metric: MetricRecord
     value: float
+    """The official value, in the metric's unit."""
     key: str
     """The file's field the value is (``tps``, ``qps``), or how it was computed."""
     invalid_reasons: tuple[str, ...]
     disagreements: tuple[str, ...]
+    """Where the file's own figures disagree with what its samples give."""
     extra: dict[str, ExtraValue] = field(default_factory=dict)
 
 

@@ -62,7 +62,7 @@ from tracker.formats.mlperf_inference.parse_table import (
     parse_results_table,
     parse_system_json,
 )
-from tracker.formats.reader import ProgressCallback
+from tracker.formats.reader import ProgressCallback, read_in_order
 from tracker.records.results import (
     ArtifactRecord,
     ExtraValue,
@@ -518,7 +518,13 @@ def read_round(
     With ``strict`` the first bad file raises its :class:`ParseError`.
     """
     found = RoundFiles()
-    _read_all(tree, _Handlers(tree, found).for_layout(layout), found, strict, progress)
+    read_in_order(
+        tree,
+        _Handlers(tree, found).for_layout(layout),
+        found.errors,
+        strict=strict,
+        progress=progress,
+    )
     return found
 
 
@@ -526,7 +532,9 @@ def read_round_head(tree: SourceTree, layout: RoundTree) -> RoundFiles:
     """Read the round's table and the submitters' own files (systems, model mappings), not
     their result folders; bad files are kept as errors, in the order they were read."""
     found = RoundFiles()
-    _read_all(tree, _Handlers(tree, found).for_head(layout), found, False, None)
+    read_in_order(
+        tree, _Handlers(tree, found).for_head(layout), found.errors, strict=False, progress=None
+    )
     return found
 
 
@@ -536,27 +544,8 @@ def read_folders(tree: SourceTree, folders: list[ResultFolder]) -> RoundFiles:
     found = RoundFiles()
     handlers = _Handlers(tree, found)
     handlers.by_summary = _twins_told_by_summary(folders)
-    _read_all(tree, handlers.for_folders(folders), found, False, None)
+    read_in_order(tree, handlers.for_folders(folders), found.errors, strict=False, progress=None)
     return found
-
-
-def _read_all(
-    tree: SourceTree,
-    handlers: dict[str, Callable[[], None]],
-    found: RoundFiles,
-    strict: bool,
-    progress: ProgressCallback | None,
-) -> None:
-    order = tree.read_order(handlers)
-    for done, path in enumerate(order, start=1):
-        try:
-            handlers[path]()
-        except ParseError as error:
-            if strict:
-                raise
-            found.errors[path] = error
-        if progress is not None:
-            progress(done, len(order), path)
 
 
 class _Handlers:

@@ -278,6 +278,7 @@ class FolderScore:
 
     benchmark: str
     score_minutes: float | None
+    """The olympic mean times the scaling factor (``None``: see ``no_score_reason``)."""
     olympic_mean_minutes: float | None
     scaling_factor: float
     roles: tuple[RunRole, ...]

@@ -71,7 +71,7 @@ from tracker.formats.mlperf_training.read_tree import (
     is_training_tree,
     walk_training,
 )
-from tracker.formats.reader import ProgressCallback, Reading, ignored_label_notes
+from tracker.formats.reader import ProgressCallback, Reading, ignored_label_notes, read_in_order
 from tracker.records.results import (
     ExtraValue,
     MetricRecord,
@@ -422,16 +422,7 @@ def _read_files(
 ) -> TrainingFiles:
     found = TrainingFiles()
     handlers = _handlers(tree, folders, systems, ruleset, found)
-    order = tree.read_order(handlers)
-    for done, path in enumerate(order, start=1):
-        try:
-            handlers[path]()
-        except ParseError as error:
-            if strict:
-                raise
-            found.errors[path] = error
-        if progress is not None:
-            progress(done, len(order), path)
+    read_in_order(tree, handlers, found.errors, strict=strict, progress=progress)
     return found
 
 
