@@ -24,7 +24,9 @@ from tracker.stats import ScalingGroup, ScalingPoint, scaling_groups, scaling_ke
 STACKS = (None, "", "rt 1.0; drv 1", "rt 1.0; drv 2", "rt 1.1; drv 1", "other")
 
 
-def _samples(seed: int, count: int = 3000) -> list[AnalysisSample]:
+def _samples(seed: int, count: int = 3000, *, keep_stack: float = 0.0) -> list[AnalysisSample]:
+    """Random samples; ``keep_stack``: the chance that a sample has its series' own stack
+    (the rest: any stack), so that most series keep their facts for a while."""
     rng = random.Random(seed)
     systems = {}
     for n in range(12):  # a system's fields are one row's: constant per system key
@@ -39,27 +41,36 @@ def _samples(seed: int, count: int = 3000) -> list[AnalysisSample]:
             ("cpu", "cpu-b", None)[n % 3],  # one host CPU per submitter
         )
     n_of = {fields[0]: n for n, fields in systems.items()}  # nodes 10 and 11 state a precision
+    for n in (1, 4, 7):  # a second system of the same platform: groups of several series
+        twin = (f"sub{n % 3}/twin{n}", f"twin{n}", *systems[n][2:])
+        systems[len(systems)] = twin
+        n_of[twin[0]] = n
     out = []
+    own_stack: dict[tuple[Any, ...], str | None] = {}
     for _ in range(count):
         system = systems[rng.randrange(len(systems))]
         metric, higher = rng.choice(
             (("tokens_per_s", True), ("latency_ms", False), ("tokens_per_s_per_accelerator", True))
         )
         value = rng.choice((100.0, 110.0, 95.0, 0.0, -1.0)) * (1 + rng.random() / 10)
+        labels = (
+            rng.choice(("b1", "b2")),
+            rng.choice(("Offline", "Offline", "Offline", "SingleStream")),
+            rng.choice(("", "", "c8")),
+        )
+        own = own_stack.setdefault((system[2], *labels, metric), rng.choice(STACKS))
         out.append(
             AnalysisSample(
                 "sw",
                 f"1.{rng.randrange(6)}",
                 *system,
-                rng.choice(("b1", "b2")),
-                rng.choice(("Offline", "Offline", "Offline", "SingleStream")),
-                rng.choice(("", "", "c8")),
+                *labels,
                 metric,
                 "u",
                 higher,
                 value * (system[6] or 1),
                 rng.random() > 0.05,
-                rng.choice(STACKS),
+                own if rng.random() < keep_stack else rng.choice(STACKS),
                 rng.choice((None, None, None, "sweep-1")),
                 precision=(None, "FP8", "fp4")[n_of[system[0]] % 3 if n_of[system[0]] > 8 else 0],
             )
@@ -143,7 +154,16 @@ def _groups(points: list[ScalingPoint]) -> tuple[ScalingGroup, ...]:
 
 @pytest.mark.parametrize("seed", range(8))
 def test_collect_samples_matches_the_plain_pass(seed: int) -> None:
-    samples = _samples(seed)
+    _check_against_the_plain_pass(_samples(seed))
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_collect_samples_matches_the_plain_pass_when_series_keep_their_stack(seed: int) -> None:
+    """Most series keep one stack (the collector's fast path) until a sample changes it."""
+    _check_against_the_plain_pass(_samples(seed, keep_stack=0.98))
+
+
+def _check_against_the_plain_pass(samples: list[AnalysisSample]) -> None:
     expected = _reference(samples)
     found = collect_samples(samples)
     assert found.samples == len(samples)
@@ -159,3 +179,4 @@ def test_collect_samples_matches_the_plain_pass(seed: int) -> None:
     }
     assert sum(len(v) > 1 for v in found.stacks.values()) > 0  # the case is exercised
     assert any(found.scaling.values())
+    assert len(expected["stacks"]) > 0

@@ -193,6 +193,8 @@ class _Series:
     mixed: dict[str, list[tuple[str | None, float]]] = field(default_factory=dict)
     shared: bool = False
     """Whether its software-stack group has several series (values kept per stack)."""
+    group_stacks: dict[str, dict[str, list[float]]] = field(default_factory=dict)
+    """Where shared: its group's values, version → stack → values (one dict per group)."""
     sides: dict[str, Side] = field(default_factory=dict)
     """version → the configuration and precision class of its first sample there."""
     facts: tuple[object, ...] | None = None
@@ -203,6 +205,13 @@ class _Series:
     stack: str | None = None
     stack_number: int = _NO_STACK
     """The stack of its latest sample, and that stack's number in the collector."""
+    uniform: bool = True
+    """Whether every sample so far had the same facts: then ``side``, ``stack`` and
+    ``scaling_group`` hold for every version, and ``sides``, ``scaling_groups``,
+    ``stack_at`` and ``first_stacked`` are filled only when that ends (see
+    :meth:`_Collector._materialize`)."""
+    arrivals: dict[str, int] = field(default_factory=dict)
+    """While uniform, with a stack and not shared: version → its first sample's arrival."""
 
 
 class _Collector:
@@ -213,8 +222,8 @@ class _Collector:
         self.series: dict[_Labels, _Series] = {}
         self.stack_groups: dict[tuple[Platform, SampleLabels], int] = {}
         self.first_member: dict[int, _Series] = {}
-        self.stacks: dict[tuple[int, str], dict[str, list[float]]] = {}
-        """Values per stack of the groups with several series, by (group, version)."""
+        self.stacks: dict[int, dict[str, dict[str, list[float]]]] = {}
+        """Values of the groups with several series: group → version → stack → values."""
         self.stack_order: dict[tuple[int, str], int] = {}
         self.scaling_groups: dict[tuple[str, ScalingKey, bool], int] = {}
         self.sides_by_facts: dict[tuple[object, ...], Side] = {}
@@ -257,6 +266,7 @@ class _Collector:
                 if not first.shared:
                     self._share(first)
                 entry.shared = True
+                entry.group_stacks = first.group_stacks
         return entry
 
     def add(self, sample: AnalysisSample) -> None:
@@ -269,7 +279,8 @@ class _Collector:
             sample.metric,
         )
         entry = self.series.get(labels) or self._new(labels, sample)
-        values = entry.by_version[sample.version]
+        version = sample.version
+        values = entry.by_version[version]
         facts = (
             sample.configuration,
             sample.accelerator,
@@ -283,17 +294,56 @@ class _Collector:
         )
         if facts != entry.facts:  # most series keep their facts: worked out once per run of them
             self._refresh(entry, sample, facts)
-        if sample.version not in entry.sides:
-            entry.sides[sample.version] = entry.side
-        if entry.count is not None:
-            self._note_stack(entry, sample, values)
+        if not entry.uniform:
+            if version not in entry.sides:
+                entry.sides[version] = entry.side
+            if entry.count is not None:
+                self._note_stack(entry, sample, values)
+        elif entry.count is not None:  # one stack so far: only its order and its group's values
+            self.arrived += 1
+            if entry.stack is None:
+                pass
+            elif entry.shared:
+                self._note_group(entry, version, entry.stack, sample.value)
+            elif not values:
+                entry.arrivals[version] = self.arrived
         values.append(sample.value)
+
+    def _note_group(self, entry: _Series, version: str, stack: str, value: float) -> None:
+        """Add a value of a shared series to its group's values at ``version``."""
+        by_stack = entry.group_stacks.get(version)
+        if by_stack is None:
+            by_stack = entry.group_stacks[version] = {}
+            self.stack_order[(entry.stack_group, version)] = self.arrived
+        by_stack.setdefault(stack, []).append(value)
+
+    def _materialize(self, entry: _Series) -> None:
+        """A uniform series' first change of facts: what held for every version so far is
+        written out per version, as :meth:`_note_stack` keeps it from now on."""
+        entry.uniform = False
+        for version, values in entry.by_version.items():
+            if not values:
+                continue  # the version of the sample that changes the facts: not yet added
+            entry.sides[version] = entry.side
+            if entry.count is None:
+                continue
+            at = self.version_index.setdefault(version, len(self.version_index))
+            if len(entry.stack_at) <= at:
+                missing = len(self.version_index) - len(entry.stack_at)
+                entry.stack_at.extend([_NO_SAMPLE] * missing)
+                entry.first_stacked.extend([-1] * missing)
+            entry.stack_at[at] = entry.stack_number
+            entry.first_stacked[at] = entry.arrivals.get(version, -1)
+            if entry.scales:
+                entry.scaling_groups[(entry.stack, version)] = entry.scaling_group
 
     def _refresh(self, entry: _Series, sample: AnalysisSample, facts: tuple[object, ...]) -> None:
         """``entry``'s side and scaling group for a sample with new ``facts`` (the side worked
         out once per set of facts in the run, the scaling group once per set in the series:
         its labels fix the rest, software, system, and so submitter and division,
         benchmark, scenario, workload, metric)."""
+        if entry.uniform and entry.facts is not None:
+            self._materialize(entry)
         entry.facts = facts
         stack = entry.stack = sample.software_stack or None
         number = self.stack_ids.get(stack)
@@ -323,7 +373,9 @@ class _Collector:
             entry.stack_number,
             sample.value,
         )
-        at = self.version_index.setdefault(version, len(self.version_index))
+        at = self.version_index.get(version)
+        if at is None:
+            at = self.version_index[version] = len(self.version_index)
         if len(entry.stack_at) <= at:
             missing = len(self.version_index) - len(entry.stack_at)
             entry.stack_at.extend([_NO_SAMPLE] * missing)
@@ -340,17 +392,15 @@ class _Collector:
             entry.mixed[version] = [*((before, v) for v in values), (stack, value)]
             entry.stack_at[at] = _MIXED
         if entry.shared and stack is not None:
-            where = (entry.stack_group, version)
-            by_stack = self.stacks.get(where)
-            if by_stack is None:
-                by_stack = self.stacks[where] = {}
-                self.stack_order[where] = self.arrived
-            by_stack.setdefault(stack, []).append(value)
+            self._note_group(entry, version, stack, value)
         if entry.scales:
             entry.scaling_groups.setdefault((stack, version), entry.scaling_group)
 
     def _by_stack(self, entry: _Series, version: str) -> dict[str, list[float]]:
         """The values of one series at ``version`` per stack, in arrival order."""
+        if entry.uniform:
+            values = entry.by_version[version]
+            return {entry.stack: list(values)} if entry.stack is not None and values else {}
         state = entry.stack_at[self.version_index[version]]
         if state != _MIXED:
             stack = self.stack_names[state]
@@ -364,12 +414,17 @@ class _Collector:
     def _share(self, first: _Series) -> None:
         """A second series joins ``first``'s group: keep the group's values per stack from now."""
         first.shared = True
+        self.stacks[first.stack_group] = first.group_stacks
+        if first.uniform:
+            for version, arrived in first.arrivals.items():
+                first.group_stacks[version] = self._by_stack(first, version)
+                self.stack_order[(first.stack_group, version)] = arrived
+            return
         versions = list(self.version_index)
         for at, arrived in enumerate(first.first_stacked):
             if arrived >= 0:
-                where = (first.stack_group, versions[at])
-                self.stacks[where] = self._by_stack(first, versions[at])
-                self.stack_order[where] = arrived
+                first.group_stacks[versions[at]] = self._by_stack(first, versions[at])
+                self.stack_order[(first.stack_group, versions[at])] = arrived
 
     def _new_scaling_group(self, sample: AnalysisSample, stack: str | None) -> int:
         """The number of the scaling group ``sample`` belongs to (made on first sight)."""
@@ -393,7 +448,10 @@ class _Collector:
         self._finish_stacks()
         self._finish_scaling()
         self.out.sides = {
-            str(SeriesKey(*labels)): entry.sides for labels, entry in self.series.items()
+            str(SeriesKey(*labels)): (
+                dict.fromkeys(entry.by_version, entry.side) if entry.uniform else entry.sides
+            )
+            for labels, entry in self.series.items()
         }
         return self.out
 
@@ -401,7 +459,8 @@ class _Collector:
         """The groups with two stacks or more at a version, in the order they were found."""
         found: list[tuple[int, int, str, dict[str, list[float]]]] = [
             (self.stack_order[(group, version)], group, version, by_stack)
-            for (group, version), by_stack in self.stacks.items()
+            for group, by_version in self.stacks.items()
+            for version, by_stack in by_version.items()
             if len(by_stack) > 1
         ]
         for entry in self.first_member.values():
@@ -422,7 +481,12 @@ class _Collector:
         members: defaultdict[int, list[_Series]] = defaultdict(list)
         for entry in self.series.values():
             if entry.scales and entry.count is not None:
-                for number in dict.fromkeys(entry.scaling_groups.values()):
+                joined = (
+                    (entry.scaling_group,)
+                    if entry.uniform
+                    else tuple(dict.fromkeys(entry.scaling_groups.values()))
+                )
+                for number in joined:
                     members[number].append(entry)
         by_key: defaultdict[tuple[str, ScalingKey], list[tuple[int, bool]]] = defaultdict(list)
         for (software, key, higher), number in self.scaling_groups.items():
@@ -454,23 +518,27 @@ class _Collector:
         out: dict[str, dict[int, list[tuple[float, str]]]] = {}
         for entry in members:
             assert entry.count is not None
+            if entry.uniform and entry.scaling_group != number:
+                continue
             for version, values in entry.by_version.items():
-                state = entry.stack_at[self.version_index[version]]
-                if state == _MIXED:
-                    chosen = [
-                        v
-                        for s, v in entry.mixed[version]
-                        if entry.scaling_groups[(s, version)] == number
-                    ]
-                elif entry.scaling_groups[(self.stack_names[state], version)] == number:
-                    chosen = values
-                else:
-                    continue
+                chosen = values if entry.uniform else self._in_group(entry, version, number)
                 if not chosen:
                     continue
                 by_count = out.setdefault(version, {})
                 by_count.setdefault(entry.count, []).extend((v, entry.system_key) for v in chosen)
         return out
+
+    def _in_group(self, entry: _Series, version: str, number: int) -> list[float]:
+        """The values of a series that is not uniform at ``version`` in scaling group
+        ``number``."""
+        state = entry.stack_at[self.version_index[version]]
+        if state == _MIXED:
+            return [
+                v for s, v in entry.mixed[version] if entry.scaling_groups[(s, version)] == number
+            ]
+        if entry.scaling_groups[(self.stack_names[state], version)] == number:
+            return entry.by_version[version]
+        return []
 
 
 def collect_samples(samples: Iterable[AnalysisSample]) -> SampleSet:
