@@ -781,18 +781,32 @@ class _Basis:
         return cls(starts, basis, sums)
 
 
+def _within(hinges: _Basis, mask: BoolArray) -> FloatArray:
+    """Per row and column ``h``: ``Σ_segments (Σ_segment h)² / length``, the part of ``h'h``
+    the segment means explain. A row without a step is one segment: the same for all."""
+    n = mask.shape[1]
+    total = hinges.sums[:, n]
+    within = np.empty((mask.shape[0], total.size))
+    within[:] = total * total / n
+    stepped = np.flatnonzero(mask.any(axis=1))
+    if stepped.size:
+        start, end = _segment_bounds(mask[stepped])
+        sums = hinges.sums[:, end] - hinges.sums[:, start]  # (hinges, rows, segments)
+        within[stepped] = (sums * sums / np.maximum(end - start, 1)[None, :, :]).sum(axis=2).T
+    return within
+
+
 def _column_fit(
-    y: FloatArray, mask: BoolArray, hinges: _Basis
+    y: FloatArray, mask: BoolArray, hinges: _Basis, resid: FloatArray | None = None
 ) -> tuple[FloatArray, IntArray, FloatArray]:
     """Per row, the best fit of "a level per segment plus one column of ``hinges``": its
     residual sum of squares, the column's index and coefficient. By Frisch–Waugh–Lovell,
-    the column is fitted to the residuals of the segment means, every column at once."""
-    resid = y - segment_means(y, mask)
+    the column is fitted to the residuals of the segment means (``resid``, where known),
+    every column at once."""
+    if resid is None:
+        resid = y - segment_means(y, mask)
     along = resid @ hinges.basis.T  # h'My, (rows, hinges)
-    start, end = _segment_bounds(mask)
-    sums = hinges.sums[:, end] - hinges.sums[:, start]  # (hinges, rows, segments)
-    within = (sums * sums / np.maximum(end - start, 1)[None, :, :]).sum(axis=2).T
-    norm = (hinges.basis * hinges.basis).sum(axis=1)[None, :] - within  # h'Mh
+    norm = (hinges.basis * hinges.basis).sum(axis=1)[None, :] - _within(hinges, mask)  # h'Mh
     ok = norm > 1e-9
     gain = np.where(ok, along * along / np.where(ok, norm, 1.0), 0.0)
     best = np.argmax(gain, axis=1)
@@ -831,26 +845,29 @@ def _choose(found: _Found, cp: ChangePointPolicy, policy: DriftPolicy) -> _Choic
     hinges = _Basis.of(np.arange(0, n - policy.min_span + 1), n, hinge=True)
     shortest = cp.min_segment_for(n)
     extra = _Basis.of(np.arange(shortest, n - shortest + 1), n, hinge=False)
-    steps = found.mask
-    rss_ds, k_ds, slope_ds = _column_fit(y, steps, hinges)
+    steps = found.mask.copy()
+    resid = y - segment_means(y, found.mask)
+    rss_ds, k_ds, slope_ds = _column_fit(y, steps, hinges, resid)
+    rows = np.flatnonzero(steps.any(axis=1))  # merging only drops steps: rows with some
     for _ in range(_ROUNDS):
         kept = merge(
-            y - slope_ds[:, None] * hinges.basis[k_ds],
-            steps,
+            y[rows] - slope_ds[rows, None] * hinges.basis[k_ds[rows]],
+            steps[rows],
             min_segment=cp.min_segment_for(n),
             max_pvalue=cp.max_pvalue_for(n),
             min_magnitude=cp.min_magnitude_for(n),
         )
-        if np.array_equal(kept, steps):
+        moved = (kept != steps[rows]).any(axis=1)
+        if not moved.any():
             break
-        steps = kept
-        rss_ds, k_ds, slope_ds = _column_fit(y, steps, hinges)
+        rows = rows[moved]  # the others are settled: the same steps give the same fit
+        steps[rows] = kept[moved]
+        rss_ds[rows], k_ds[rows], slope_ds[rows] = _column_fit(y[rows], steps[rows], hinges)
     rss_d, k_d, slope_d = rss_ds.copy(), k_ds.copy(), slope_ds.copy()
     rows = np.flatnonzero(steps.any(axis=1))  # the others have no step: the same fit
     if rows.size:
         alone_fit = _column_fit(y[rows], np.zeros_like(steps[rows]), hinges)
         rss_d[rows], k_d[rows], slope_d[rows] = alone_fit
-    resid = y - segment_means(y, found.mask)
     found_steps = 1 + 2 * found.mask.sum(axis=1)
     only_steps = _criterion((resid * resid).sum(axis=1), n, found_steps, policy.penalty)
     with_steps = _criterion(rss_ds, n, 3 + 2 * steps.sum(axis=1), policy.penalty)
@@ -858,12 +875,15 @@ def _choose(found: _Found, cp: ChangePointPolicy, policy: DriftPolicy) -> _Choic
     keep = with_steps < alone
     steps = steps & keep[:, None]
     k, slope = np.where(keep, k_ds, k_d), np.where(keep, slope_ds, slope_d)
-    instead = _column_fit(y, steps, extra)[0]  # a step in the drift's place
+    drift = np.minimum(with_steps, alone) < only_steps
+    rows = np.flatnonzero(drift)  # where a drift beats the steps: would a step do instead?
+    if rows.size:
+        instead = _column_fit(y[rows], steps[rows], extra)[0]
+        drift[rows] = np.where(keep, rss_ds, rss_d)[rows] < instead
     detrended = y - slope[:, None] * hinges.basis[k]
     means = segment_means(detrended, steps)
     return _Choice(
-        drift=(np.minimum(with_steps, alone) < only_steps)
-        & (np.where(keep, rss_ds, rss_d) < instead),
+        drift=drift,
         steps=steps,
         start=hinges.starts[k],
         slope=slope,
