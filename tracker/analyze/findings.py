@@ -75,6 +75,7 @@ __all__ = [
     "configuration_findings",
     "fingerprint",
     "scaling_findings_of",
+    "scaling_series_key",
     "sla_findings",
 ]
 
@@ -328,7 +329,7 @@ def drift_findings(
     return out
 
 
-def _scaling_key_text(software: str, finding: ScalingFinding) -> str:
+def scaling_series_key(software: str, finding: ScalingFinding) -> str:
     k = finding.key
     parts = (software, k.submitter, k.accelerator, k.benchmark, k.scenario, k.workload, k.metric)
     capped = k.power_mode if k.power_mode and k.power_mode != PERFORMANCE else ""
@@ -361,7 +362,7 @@ def scaling_findings_of(
     by_key = {(group.key, group.version): group for group in groups}
     out = []
     for f in findings:
-        key = _scaling_key_text(software, f)
+        key = scaling_series_key(software, f)
         change = (
             f.efficiency / f.baseline_efficiency
             if f.issue is ScalingIssue.DROP and f.baseline_efficiency

@@ -116,6 +116,8 @@ class Threshold:
     match: str
     floor: float | None = None
     q: float | None = None
+    efficiency_floor: float | None = None
+    """The scaling-efficiency floor of the matching scaling groups (the gate's)."""
 
     def matches(self, key: str, benchmark: str, metric: str) -> bool:
         """fnmatch (case-sensitive) on the series key, the benchmark or the metric."""
@@ -139,6 +141,14 @@ class SeriesThresholds:
                 floor = rule.floor if rule.floor is not None else floor
                 q = rule.q if rule.q is not None else q
         return floor, q
+
+    def efficiency_floor_for(self, key: str, benchmark: str, metric: str, default: float) -> float:
+        """The scaling-efficiency floor of series ``key`` (the last matching rule's)."""
+        floor = default
+        for rule in self.rules:
+            if rule.efficiency_floor is not None and rule.matches(key, benchmark, metric):
+                floor = rule.efficiency_floor
+        return floor
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,13 +13,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
-from rich import box
-from rich.console import Console
-from rich.table import Table
-from rich.text import Text
 
 from tracker.cli.common import echo_label, open_store
-from tracker.cli.options import format_option
+from tracker.cli.options import format_option, selection_of, selection_options
 from tracker.errors import ConfigError
 from tracker.text_safety import is_safe_link, terminal_text
 
@@ -41,6 +37,15 @@ if TYPE_CHECKING:
 @click.option(
     "--strict", is_flag=True, help="Exit 3 when the worst result is suspect or inconclusive."
 )
+@selection_options
+@click.option(
+    "--verbose", is_flag=True, help="Text: each issue's details, indented under its line."
+)
+@click.option(
+    "--show-missing",
+    is_flag=True,
+    help="Text: every missing series on a line of its own (default: one line per benchmark).",
+)
 @click.option(
     "--report",
     "report_dir",
@@ -59,15 +64,25 @@ def gate(
     policy: Path | None,
     output_format: str,
     strict: bool,
+    select_software: tuple[str, ...],
+    select_benchmark: tuple[str, ...],
+    select_system: tuple[str, ...],
+    verbose: bool,
+    show_missing: bool,
     report_dir: str | None,
     report_url: str | None,
 ) -> None:
     """Gate a release: exit 1 when the candidate regressed against the baseline.
 
     Findings that share a cause (the points of one sweep, the per-accelerator
-    form, the series at the interactivity target) are one issue, one line;
-    baseline series without a candidate result are listed as missing. A stored
-    finding triaged as acknowledged or expected counts as acknowledged.
+    form, the series at the interactivity target) are one issue, one line, what
+    fails first; baseline series without a candidate result are summarised per
+    benchmark (--show-missing: each on its line). The candidate's scaling
+    efficiency below its floor, or fallen since the baseline, fails like a
+    regression. --software, --benchmark and --system (repeatable, shell globs)
+    gate one project, benchmark or system at a time. A stored finding triaged as
+    acknowledged or expected counts as acknowledged. Colour only on a terminal
+    (NO_COLOR turns it off).
 
     Exit codes: 0 no regression (improvements never fail; acknowledged ones are
     listed); 1 at least one regression; 2 usage, configuration or data error
@@ -81,6 +96,7 @@ def gate(
     Example:
         tracker gate --baseline 2.0.12 --candidate 2.0.13 --format markdown
         tracker gate --candidate 2.0.13 --policy gate.toml --strict --report site
+        tracker gate --software mylib --candidate 1.1.0 --verbose
         tracker gate --candidate 2.0.13 --format markdown --report-url https://ci.example/site
     """
     from tracker.gate.decision import run_gate
@@ -100,6 +116,7 @@ def gate(
             baseline=baseline,
             today=datetime.now(UTC).date(),
             strict=strict,
+            selection=selection_of(select_software, select_benchmark, select_system),
         )
     markdown = gate_markdown(result, report=links)
     if output_format == "json":
@@ -107,7 +124,7 @@ def gate(
     elif output_format == "markdown":
         click.echo(markdown, nl=False)
     else:
-        _echo_gate_table(result)
+        _echo_gate_text(result, verbose=verbose, show_missing=show_missing)
     summary_file = os.environ.get("GITHUB_STEP_SUMMARY")
     if summary_file and output_format == "markdown":
         _append_step_summary(summary_file, markdown)
@@ -145,34 +162,28 @@ def _append_step_summary(summary_file: str, markdown: str) -> None:
         )
 
 
-def output_width() -> int | None:
-    """The text width: the terminal's (rich reads it, and ``COLUMNS``); without a terminal
-    ``COLUMNS``, else 100."""
-    if sys.stdout.isatty():
-        return None
-    columns = os.environ.get("COLUMNS", "").strip()
-    return int(columns) if columns.isdigit() and int(columns) > 0 else 100
+def use_colour() -> bool:
+    """Colour only on a terminal, and never when ``NO_COLOR`` is set (no-color.org)."""
+    return sys.stdout.isatty() and not os.environ.get("NO_COLOR")
 
 
-def _cell(text: str) -> Text:
-    return Text("\n".join(terminal_text(line) for line in text.split("\n")))
+STATE_COLOURS = {
+    "failing": "red",
+    "suspect": "yellow",
+    "inconclusive": "yellow",
+    "acknowledged": "cyan",
+    "improvement": "green",
+}
 
 
-def _echo_gate_table(result: GateResult) -> None:
-    from tracker.gate.output import GATE_COLUMNS, issue_cells, settings_lines
+def _echo_gate_text(result: GateResult, *, verbose: bool, show_missing: bool) -> None:
+    """One physical line per issue (see :func:`tracker.gate.output.gate_text`)."""
+    from tracker.gate.output import gate_text
 
-    console = Console(width=output_width())
-    # the summary is one line whatever the width: CI logs and scripts grep for it
-    console.print(terminal_text(result.summary), markup=False, highlight=False, soft_wrap=True)
-    if result.issues:
-        table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False, expand=True)
-        verdict, check, change, issue = GATE_COLUMNS
-        table.add_column(verdict, no_wrap=True)
-        table.add_column(check, max_width=11)
-        table.add_column(change, max_width=18)
-        table.add_column(issue, ratio=1, overflow="fold")
-        for found in result.issues:
-            table.add_row(*(_cell(cell) for cell in issue_cells(result, found)))
-        console.print(table)
-    for line in settings_lines(result):
-        console.print(terminal_text(line), markup=False, highlight=False)
+    colour = use_colour()
+    for line in gate_text(result, verbose=verbose, show_missing=show_missing):
+        text = terminal_text(str(line))
+        if colour and line.state in STATE_COLOURS:
+            head = click.style(line.state, fg=STATE_COLOURS[line.state], bold=True)
+            text = head + text[len(line.state) :]
+        click.echo(text, color=colour)

@@ -7,7 +7,9 @@ from typing import Any, TypeVar
 
 import click
 
-__all__ = ["format_option"]
+from tracker.records.selection import Selection
+
+__all__ = ["format_option", "selection_of", "selection_options"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -21,3 +23,33 @@ def format_option(*choices: str) -> Callable[[F], F]:
         default=choices[0],
         show_default=True,
     )
+
+
+def selection_options(command: F) -> F:
+    """``--software``, ``--benchmark`` and ``--system`` (each repeatable, shell globs): the
+    ``selection`` parameter, a :class:`~tracker.records.selection.Selection`."""
+
+    options = [
+        click.option(
+            f"--{name}",
+            f"select_{name}",
+            multiple=True,
+            metavar="GLOB",
+            help=f"Only series of this {name} (a shell glob such as {example}; repeat for more).",
+        )
+        for name, example in (
+            ("software", "'mylib*'"),
+            ("benchmark", "'llama2-70b-*'"),
+            ("system", "'*GB300*'"),
+        )
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+def selection_of(
+    software: tuple[str, ...], benchmark: tuple[str, ...], system: tuple[str, ...]
+) -> Selection:
+    """The :class:`Selection` of the three options' values."""
+    return Selection(software=tuple(software), benchmark=tuple(benchmark), system=tuple(system))

@@ -35,10 +35,10 @@ and decides:
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from datetime import date
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from tracker.analyze.groupings import NOTHING_BUT_SOFTWARE
 from tracker.analyze.run import AnalysisOutcome, analyse
@@ -49,6 +49,7 @@ from tracker.gate.items import (
     KIND_EXPECTED,
     KIND_INVALID,
     KIND_MISSING,
+    KIND_SCALING,
     STATE_ACKNOWLEDGED,
     STATE_CONFIGURATION,
     STATE_FAILING,
@@ -72,12 +73,13 @@ from tracker.gate.items import (
 )
 from tracker.gate.items import with_reasons as invalid_with_reasons
 from tracker.gate.policy import GatePolicy, stored_triage
+from tracker.gate.scaling import scaling_items
 from tracker.records.findings import SeriesInfo
-from tracker.records.keys import VersionPair, join_key
-from tracker.records.results import OUTPUT_TOKENS_PER_S
+from tracker.records.keys import VersionPair
+from tracker.records.results import OUTPUT_TOKENS_PER_S, AnalysisSample, SweepSample
+from tracker.records.selection import Selection, systems_of
 from tracker.stats.compare import Comparison, Verdict, blind_share
 from tracker.stats.defaults import SENSITIVITY_CHANGE, ComparePolicy
-from tracker.stats.scaling import ScalingFinding, ScalingIssue
 from tracker.stats.significance import Method
 from tracker.versions import version_orders
 
@@ -129,6 +131,14 @@ class GateResult:
     """Every compared series' verdict and the smallest change it could have confirmed."""
     sensitivity_change: float = SENSITIVITY_CHANGE
     """The change the summary's sensitivity counts series against (0.05: 5%)."""
+    softwares: tuple[str, ...] = ()
+    """The software names the gate looked at (several: the summary names them)."""
+    selection: Selection = field(default_factory=Selection)
+    """What ``--software``, ``--benchmark`` and ``--system`` selected."""
+    has_sweeps: bool = False
+    """Whether any series was read at the interactivity target (else the target is moot)."""
+    has_scaling: bool = False
+    """Whether any scaling group was judged (else the efficiency floor is moot)."""
 
     @property
     def baseline(self) -> str:
@@ -177,7 +187,10 @@ class GateResult:
         failing = self.issues_in(STATE_FAILING)
         doubtful = len(self.issues_in(STATE_SUSPECT)) + len(self.issues_in(STATE_INCONCLUSIVE))
         acked = len(self.issues_in(STATE_ACKNOWLEDGED))
-        pair = str(self.pair) + (f"; {self.sensitivity_text()}" if self.sensitivity else "")
+        pair = str(self.pair)
+        if len(self.softwares) > 1:
+            pair += f" of {', '.join(self.softwares)}"
+        pair += f"; {self.sensitivity_text()}" if self.sensitivity else ""
         missing = count_text(self.missing, self.baseline_series)
         missing_fails = any(i.kinds[0] == KIND_MISSING for i in failing)
         if self.exit_code == EXIT_GATE_FAILED:
@@ -202,9 +215,11 @@ def _failing_text(failing: Sequence[GateIssue], missing: str, missing_fails: boo
     """What failed, counted by kind: ``2 regressions, 1 invalid, 1 expected gain not shown``."""
     invalid = sum(i.kinds[0] == KIND_INVALID for i in failing)
     expected = sum(i.kinds[0] == KIND_EXPECTED for i in failing)
-    others = (KIND_INVALID, KIND_MISSING, KIND_EXPECTED)
+    scaling = sum(i.kinds[0] == KIND_SCALING for i in failing)
+    others = (KIND_INVALID, KIND_MISSING, KIND_EXPECTED, KIND_SCALING)
     regressed = sum(i.kinds[0] not in others for i in failing)
     parts = [f"{regressed} regression{'s' if regressed != 1 else ''}"] if regressed else []
+    parts += [f"{scaling} scaling-efficiency issue{'s' if scaling != 1 else ''}"] if scaling else []
     parts += [f"{invalid} invalid"] if invalid else []
     parts += (
         [f"{expected} expected gain{'s' if expected != 1 else ''} not shown"] if expected else []
@@ -325,40 +340,6 @@ def _not_reached(
     return items
 
 
-def _scaling_items(
-    outcome: AnalysisOutcome, policy: GatePolicy, candidate: str, today: date
-) -> list[GateItem]:
-    items = []
-    for software in sorted(outcome.scaling_issues):
-        for f in outcome.scaling_issues[software]:
-            if f.issue is not ScalingIssue.DROP or f.version != candidate:
-                continue
-            items.append(_scaling_item(software, f, policy, today))
-    return items
-
-
-def _scaling_item(software: str, f: ScalingFinding, policy: GatePolicy, today: date) -> GateItem:
-    k = f.key
-    system = f"{k.submitter} {k.accelerator}".strip()
-    parts = (software, system, k.benchmark, k.scenario, k.workload, "scaling_efficiency")
-    key = join_key(*parts, f"x{f.base_accelerators}->x{f.accelerators}")
-    ack = policy.acknowledgement_for(key, f.version, today=today)
-    before = f.baseline_efficiency
-    labels = (k.benchmark, k.scenario, k.workload, "scaling_efficiency", "fraction")
-    info = SeriesInfo(software, system, *labels, higher_is_better=True)
-    return replace(
-        base_item(info, key, "scaling", VersionPair(f.baseline_version or "", f.version)),
-        verdict=Verdict.REGRESSION.value,
-        state=item_state(Verdict.REGRESSION, "scaling", policy, ack),
-        worse=True,
-        delta_pct=None if not before else 100.0 * (f.efficiency / before - 1.0),
-        detail=f"efficiency x{f.base_accelerators}→x{f.accelerators}: "
-        + (f"{before:.1%} → " if before is not None else "")
-        + f"{f.efficiency:.1%} ({k.metric})",
-        acknowledgement=ack,
-    )
-
-
 def _exit_code(items: Sequence[GateItem], strict: bool) -> int:
     states = {i.state for i in items}
     if STATE_FAILING in states:
@@ -436,7 +417,7 @@ def evaluate_gate(
         )
     items = _compared_items(outcome, policy, pair, compared_pair, today)
     items += _not_reached(outcome, policy, pair, today)
-    items += _scaling_items(outcome, policy, pair.candidate, today)
+    items += scaling_items(outcome, policy, pair, today)
     items += found_invalid
     items += changed
     expected, checks = expectation_items(outcome, policy, pair, compared_pair)
@@ -467,6 +448,9 @@ def evaluate_gate(
         baseline_series=baseline_series(outcome, pair.baseline, softwares),
         expectations=checks,
         sensitivity=_sensitivity(compared_pair),
+        softwares=tuple(sorted(softwares)),
+        has_sweeps=bool(outcome.targets),
+        has_scaling=any(g.version in pair for gs in outcome.scaling.values() for g in gs),
     )
 
 
@@ -486,6 +470,35 @@ def gate_settings(policy: GatePolicy) -> AnalysisSettings:
     )
 
 
+def _selected_orders(
+    orders: Mapping[str, Sequence[str]], selection: Selection
+) -> dict[str, Sequence[str]]:
+    """The version orders of the software ``selection`` picks (every one without
+    ``--software``); none matching is a configuration error naming the known ones."""
+    by_name = Selection(software=selection.software)
+    chosen = {s: order for s, order in orders.items() if by_name.matches(s, "", ())}
+    if not chosen:
+        raise ConfigError(
+            f"no software matches --software {' '.join(selection.software)}; "
+            f"known: {', '.join(sorted(orders)) or 'none (ingest some results first)'}"
+        )
+    return chosen
+
+
+_Sample = TypeVar("_Sample", AnalysisSample, SweepSample)
+
+
+def _selected_samples(samples: Iterable[_Sample], selection: Selection) -> Iterator[_Sample]:
+    """The samples of the series ``selection`` picks."""
+    if selection.is_everything:
+        yield from samples
+        return
+    for sample in samples:
+        systems = systems_of(sample.system_key, getattr(sample, "system", ""))
+        if selection.matches(sample.software, sample.benchmark, systems):
+            yield sample
+
+
 def run_gate(
     store: Store,
     policy: GatePolicy,
@@ -494,25 +507,28 @@ def run_gate(
     baseline: str | None = None,
     today: date,
     strict: bool = False,
+    selection: Selection | None = None,
 ) -> GateResult:
-    """Analyse ``baseline`` → ``candidate`` in ``store`` (storing nothing) and decide the gate.
+    """Analyse ``baseline`` → ``candidate`` in ``store`` (storing nothing) and decide the gate,
+    over the series ``selection`` picks (every series without one).
 
     The versions are read once, for the pair and for the analysis; the samples are
     read once, for the analysis and for the invalid candidates it leaves out.
     """
-    orders = version_orders(store.list_versions())
+    chosen = selection or Selection()
+    orders = _selected_orders(version_orders(store.list_versions()), chosen)
     pair = resolve_pair(orders, baseline, candidate)
     watch = InvalidWatch(pair)
     outcome = analyse(
-        watch.samples(store.iter_analysis_samples()),
-        store.iter_sweep_samples(metric=OUTPUT_TOKENS_PER_S.name),
+        watch.samples(_selected_samples(store.iter_analysis_samples(), chosen)),
+        _selected_samples(store.iter_sweep_samples(metric=OUTPUT_TOKENS_PER_S.name), chosen),
         orders,
         settings=gate_settings(policy),
         pair=pair,
     )
     invalid = invalid_with_reasons(store, pair.candidate, watch.found(), outcome.infos)
     triage = stored_triage(store.list_findings(), pair.candidate)
-    return evaluate_gate(
+    result = evaluate_gate(
         outcome,
         replace(policy, triage=triage),
         pair=pair,
@@ -520,3 +536,4 @@ def run_gate(
         strict=strict,
         invalid=invalid,
     )
+    return replace(result, selection=chosen)

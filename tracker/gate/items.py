@@ -85,6 +85,7 @@ __all__ = [
     "KIND_EXPECTED",
     "KIND_INVALID",
     "KIND_MISSING",
+    "KIND_SCALING",
     "NO_ACCELERATOR_COUNT",
     "STATE_ACKNOWLEDGED",
     "STATE_CONFIGURATION",
@@ -115,6 +116,7 @@ STATE_INCONCLUSIVE = "inconclusive"
 STATE_IMPROVEMENT = "improvement"
 STATE_CONFIGURATION = "configuration changed"
 KIND_CONFIGURATION = "configuration"
+KIND_SCALING = "scaling"
 
 CHECKS = {
     "regression": "measured",

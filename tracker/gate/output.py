@@ -23,22 +23,25 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Sequence
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from typing import Any
 from urllib.parse import quote
 
 from tracker.gate.decision import GateIssue, GateItem, GateResult
-from tracker.gate.items import KIND_CONFIGURATION, ExpectationCheck
+from tracker.gate.items import CHECKS, KIND_CONFIGURATION, STATE_ORDER, ExpectationCheck
 from tracker.gate.policy import policy_warnings
 from tracker.report.urls import benchmark_href, compare_href
 from tracker.text_safety import is_safe_link, json_text, markdown_text
 
 __all__ = [
     "GATE_COLUMNS",
+    "TextLine",
     "gate_json",
     "gate_markdown",
+    "gate_text",
     "issue_cells",
     "issue_line",
+    "plural",
     "item_link",
     "settings_lines",
 ]
@@ -134,7 +137,7 @@ def issue_line(issue: GateIssue) -> str:
     """One line: ``example-llm-70b · concurrency · isl1024-osl1024: -8.0% (worse; CI
     [-9.3%, -5.4%]) at c2–c32 and at 50 tokens/s/user``, or the headline's detail."""
     h = issue.headline
-    if issue.deltas:
+    if issue.deltas and h.kind != "scaling":
         what = _delta(issue)
         if h.ci_pct is not None:
             what = what[:-1] + f"; CI {_ci(h)})"
@@ -170,26 +173,38 @@ def issue_cells(result: GateResult, issue: GateIssue) -> tuple[str, ...]:
 def settings_lines(result: GateResult) -> list[str]:
     """The family size and the settings used (printed at the end of every format)."""
     p = result.policy
+    family = (
+        f"; family size {result.family_size} ({result.family_method.upper()})"
+        if result.family_size
+        else ""
+    )
+    of = f" of {', '.join(result.softwares)}" if result.softwares else ""
+    chosen = f" (selected: {result.selection.text()})" if result.selection.text() else ""
+    settings = [f"q {p.q_level:g}"]
+    settings.append(
+        f"floors {p.floor_repeats:.0%} with repeats, "
+        f"{p.floor_single:.0%} single value (regression past 2× with no history)"
+    )
+    if result.has_sweeps:
+        settings.append(f"target {p.target_tokens_per_s_per_user:g} tokens/s/user")
+    if result.has_scaling:
+        settings.append(f"efficiency floor {p.efficiency_floor:.0%}")
+    settings.append(f"failing kinds: {', '.join(sorted(p.fail_on)) or 'none'}")
+    settings += ["strict"] if result.strict else []
     lines = [
-        f"Compared {result.compared} series of {result.baseline} → {result.candidate}; "
-        f"family size {result.family_size} ({result.family_method.upper()})"
+        f"Compared {plural(result.compared, 'series', 'series')}{of} "
+        f"{result.baseline} → {result.candidate}{chosen}{family}"
         + (
             f"; {len(result.missing)} baseline series without a candidate result."
             if result.missing
             else "."
         ),
-        f"Settings: q {p.q_level:g}; floors {p.floor_repeats:.0%} with repeats, "
-        f"{p.floor_single:.0%} single value (regression past 2× with no history); "
-        f"target {p.target_tokens_per_s_per_user:g} tokens/s/user; "
-        f"efficiency floor {p.efficiency_floor:.0%}; "
-        f"failing kinds: {', '.join(sorted(p.fail_on)) or 'none'}"
-        + ("; strict" if result.strict else "")
-        + ".",
-        f"Policy: {p.source or 'defaults'}; {len(p.thresholds)} thresholds; "
+        f"Settings: {'; '.join(settings)}.",
+        f"Policy: {p.source or 'defaults'}; {plural(len(p.thresholds), 'threshold')}; "
         f"acknowledgements: {p.acknowledgements_source or 'none'} "
-        f"({len(p.acknowledgements)} entries); stored triage: {len(p.triage)} findings "
-        f"acknowledged or expected (the file wins where both apply); "
-        f"expected gains: {len(p.expectations)}.",
+        f"({plural(len(p.acknowledgements), 'entry', 'entries')}); stored triage: "
+        f"{plural(len(p.triage), 'finding')} acknowledged or expected (the file wins where "
+        f"both apply); expected gains: {len(p.expectations)}.",
     ]
     if result.sensitivity:
         lines.append(
@@ -200,6 +215,11 @@ def settings_lines(result: GateResult) -> list[str]:
         )
     lines += [_expectation_line(check) for check in result.expectations]
     return lines
+
+
+def plural(n: int, one: str, many: str | None = None) -> str:
+    """``1 finding``, ``2 findings``, ``1 entry``, ``3 entries``."""
+    return f"{n} {one if n == 1 else (many or one + 's')}"
 
 
 def _expectation_line(check: ExpectationCheck) -> str:
@@ -356,3 +376,93 @@ def gate_json(result: GateResult, *, report: str | None = None) -> str:
         },
     }
     return json_text(json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False))
+
+
+MISSING_LINES = 10
+"""At most this many per-benchmark lines summarise the missing series (``--show-missing``:
+every series, one line each)."""
+
+STATE_WIDTH = max(len(s) for s in STATE_ORDER) + 2
+CHECK_WIDTH = max(len(c) for c in CHECKS.values()) + 2
+
+
+@dataclass(frozen=True, slots=True)
+class TextLine:
+    """One physical line of the text gate: the state (for colour; empty for none) and the
+    rest. ``str()`` is the whole line, never with trailing spaces."""
+
+    state: str
+    text: str
+
+    def __str__(self) -> str:
+        head = f"{self.state:<{STATE_WIDTH}}" if self.state else ""
+        return (head + self.text).rstrip()
+
+
+def _text_issue(issue: GateIssue) -> str:
+    """``check  title: what where — software · system``: one issue, one line."""
+    check = f"{issue.check:<{CHECK_WIDTH}}"
+    return f"{check}{issue_line(issue)} — {issue.series}"
+
+
+def _verbose_lines(result: GateResult, issue: GateIssue) -> list[TextLine]:
+    """The issue's details, indented, for ``--verbose``: the table cell's lines but its first."""
+    _state, _check, change, cell = issue_cells(result, issue)
+    lines = cell.split("\n")[1:] + [f"change: {change.replace(chr(10), '; ')}"]
+    return [TextLine("", "    " + line) for line in lines if line.strip()]
+
+
+def _missing_summary(result: GateResult, issues: Sequence[GateIssue]) -> list[TextLine]:
+    """One line per benchmark: how many series are missing, on how many systems."""
+    by_benchmark: dict[str, list[GateItem]] = {}
+    for issue in issues:
+        for m in issue.members:
+            by_benchmark.setdefault(m.benchmark, []).append(m)
+    ranked = sorted(by_benchmark.items(), key=lambda kv: (-len(kv[1]), kv[0]))
+    lines = []
+    for benchmark, members in ranked[:MISSING_LINES]:
+        state = min((m.state for m in members), key=lambda s: STATE_ORDER.get(s, 9))
+        systems = sorted({m.system for m in members})
+        scenarios = ", ".join(sorted({m.scenario for m in members if m.scenario}))
+        example = f"; e.g. {systems[0]}" + (f" ({scenarios})" if scenarios else "")
+        lines.append(
+            TextLine(
+                state,
+                f"{CHECKS['missing']:<{CHECK_WIDTH}}{benchmark}: "
+                f"{plural(len(members), 'series', 'series')} without a candidate result on "
+                f"{plural(len(systems), 'system')}{example}",
+            )
+        )
+    rest = ranked[MISSING_LINES:]
+    if rest:
+        n = sum(len(m) for _b, m in rest)
+        more = plural(len(rest), "more benchmark")
+        lines.append(
+            TextLine("", f"… and {more} with {plural(n, 'missing series', 'missing series')}")
+        )
+    if lines:
+        lines.append(TextLine("", "(--show-missing lists every missing series, one line each)"))
+    return lines
+
+
+def gate_text(
+    result: GateResult, *, verbose: bool = False, show_missing: bool = False
+) -> list[TextLine]:
+    """The text gate: the summary line, then one line per issue, what fails first; the
+    missing series summarised per benchmark (every one with ``show_missing``); with
+    ``verbose`` each issue's details indented below it; the settings last."""
+    lines = [TextLine("", result.summary)]
+    missing = [i for i in result.issues if i.kinds[0] == "missing"]
+    for issue in (i for i in result.issues if i.kinds[0] != "missing"):
+        lines.append(TextLine(issue.state, _text_issue(issue)))
+        lines += _verbose_lines(result, issue) if verbose else []
+    if show_missing:
+        for issue in missing:
+            lines.append(TextLine(issue.state, _text_issue(issue)))
+            lines += _verbose_lines(result, issue) if verbose else []
+    else:
+        lines += _missing_summary(result, missing)
+    for warning in policy_warnings(result.policy):
+        lines.append(TextLine("", f"Warning: {warning}"))
+    lines += [TextLine("", line) for line in settings_lines(result)]
+    return lines

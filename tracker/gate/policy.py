@@ -18,6 +18,7 @@ A policy file (``tracker gate --policy gate.toml``)::
     match = "*llama2-70b*"                # fnmatch on the series key, benchmark or metric
     floor = 0.03                          # optional: replaces both floors
     q = 0.01                              # optional: replaces q for these series
+    efficiency_floor = 0.80               # optional: the scaling floor of matching groups
 
     [[expect]]                            # an expected gain (the mirror of an acknowledgement)
     match = "*llama*"                     # fnmatch on the series key, benchmark or metric
@@ -39,7 +40,8 @@ not ask for the same gain again. Series of the gate's pair only; an acknowledgem
 not mute an expectation.
 ``fail_on`` kinds: ``regression`` (measured series), ``target`` (throughput at the
 interactivity target, and a target the candidate no longer reaches) and
-``scaling`` (scaling-efficiency drops of the candidate) and ``invalid`` (a
+``scaling`` (the candidate's scaling efficiency below its floor, or fallen against an
+earlier version: :mod:`tracker.gate.scaling`) and ``invalid`` (a
 candidate result stored as invalid where the baseline's was valid) and
 ``expected`` (an expected gain that did not show, below) and
 ``missing`` (a baseline series without a candidate result). A kind left out is
@@ -127,7 +129,7 @@ _GATE_KEYS = {
     "fail_on",
     "acknowledgements",
 }
-_THRESHOLD_KEYS = {"match", "floor", "q"}
+_THRESHOLD_KEYS = {"match", "floor", "q", "efficiency_floor"}
 _EXPECT_KEYS = {"match", "candidate", "min_gain", "reason"}
 _ACK_KEYS = {"series", "versions", "reason", "author", "expires"}
 
@@ -269,10 +271,14 @@ def _threshold(table: Any, where: str) -> Threshold:
     _unknown(table, _THRESHOLD_KEYS, where)
     floor = table.get("floor")
     q = table.get("q")
+    efficiency = table.get("efficiency_floor")
     return Threshold(
         match=_text(table, "match", where),
         floor=None if floor is None else _fraction(floor, f"{where}.floor"),
         q=None if q is None else _fraction(q, f"{where}.q"),
+        efficiency_floor=None
+        if efficiency is None
+        else _fraction(efficiency, f"{where}.efficiency_floor", upper=1.000001),
     )
 
 
