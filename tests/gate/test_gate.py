@@ -81,7 +81,7 @@ def test_a_planted_regression_fails_the_gate_with_exit_1(regressed: str, gate: G
     done = gate(regressed, "--baseline", "2.0.12", "--candidate", "2.0.13")
     assert done.exit_code == 1, done.stderr
     assert "gate: 1 (" in done.stdout and "2.0.12 → 2.0.13" in done.stdout
-    assert "-8.0% (worse)" in done.stdout
+    assert "-8.0% (worse; CI [" in done.stdout
     assert "family size" in done.stdout and "Settings: q 0.05" in done.stdout
 
 
@@ -183,7 +183,7 @@ def test_an_improvement_passes(database_url: str, tmp_path: Path, gate: Gate) ->
     seed(database_url, tmp_path / "data", [("2.0.12", 2392.0), ("2.0.13", 2600.0)])
     done = gate(database_url, "--baseline", "2.0.12", "--candidate", "2.0.13", "--strict")
     assert done.exit_code == 0, done.stdout + done.stderr
-    assert "improvement" in done.stdout and "+8.7% (better)" in done.stdout
+    assert "improvement" in done.stdout and "+8.7% (better; CI [" in done.stdout
 
 
 def test_an_unknown_version_exits_2_naming_the_known_ones(regressed: str, gate: Gate) -> None:

@@ -44,11 +44,14 @@ def test_a_partial_candidate_lists_and_counts_the_missing_series(partial: str, g
     assert text.exit_code == 0, text.output
     lines = text.stdout.splitlines()
     assert lines[0] == "gate: 0 (no regression; 7 of 14 baseline series missing, 1.0 → 2.0" + SEES
-    assert lines[3].split()[:3] == ["not", "gated", "missing"]
+    assert lines[1].split()[:4] == ["not", "gated", "missing", "example-llm-70b:"]
+    assert "7 series without a candidate result on 1 system" in lines[1]
+    assert lines[2] == "(--show-missing lists every missing series, one line each)"
     flat = " ".join(text.stdout.split())
-    assert "isl65536-osl400 at c2–c8 and at 50 tokens/s/user" in flat
-    assert "no candidate result (the baseline has 3 values)" in flat
-    assert "Compared 7 series of 1.0 → 2.0; family size 7 (BH); 7 baseline series without" in flat
+    assert "Compared 7 series of stack 1.0 → 2.0; family size 7 (BH); 7 baseline series" in flat
+    every = gate(partial, "--candidate", "2.0", "--show-missing", "--verbose").stdout
+    assert " at c2–c8 and at 50 tokens/s/user — " in every.splitlines()[1]
+    assert "    no candidate result (the baseline has 3 values)" in every.splitlines()
 
     md = gate(partial, "--candidate", "2.0", "--format", "markdown").stdout
     assert md.startswith(
@@ -73,7 +76,7 @@ def test_the_policy_can_fail_on_missing_series(partial: str, gate: Gate, tmp_pat
     assert (
         done.stdout.splitlines()[0] == "gate: 1 (7 of 14 baseline series missing, 1.0 → 2.0" + SEES
     )
-    assert done.stdout.splitlines()[3].split()[:2] == ["failing", "missing"]
+    assert done.stdout.splitlines()[1].split()[:2] == ["failing", "missing"]
 
 
 def test_a_candidate_without_accelerator_count_is_named(
@@ -103,8 +106,9 @@ def test_a_candidate_without_accelerator_count_is_named(
     assert done.stdout.splitlines()[0] == (
         "gate: 0 (no regression; 3 of 7 baseline series missing, 1.0 → 2.0" + SEES
     )
-    flat = " ".join(done.stdout.split())
-    assert "isl1024-osl1024 at c2–c8" in flat and NO_ACCELERATOR_COUNT in flat
+    assert NO_ACCELERATOR_COUNT in done.stdout.splitlines()[1]
+    every = gate(database_url, "--candidate", "2.0", "--show-missing").stdout
+    assert "isl1024-osl1024: " in every.splitlines()[1] and " at c2–c8 — " in every.splitlines()[1]
     doc = json.loads(gate(database_url, "--candidate", "2.0", "--format", "json").stdout)
     assert all(key.endswith("|output_tokens_per_s_per_accelerator") for key in doc["missing"])
     assert {i["detail"] for i in doc["items"] if i["kind"] == "missing"} == {NO_ACCELERATOR_COUNT}

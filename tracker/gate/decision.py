@@ -449,8 +449,8 @@ def evaluate_gate(
         expectations=checks,
         sensitivity=_sensitivity(compared_pair),
         softwares=tuple(sorted(softwares)),
-        has_sweeps=bool(outcome.targets),
-        has_scaling=any(g.version in pair for gs in outcome.scaling.values() for g in gs),
+        has_sweeps=any(t.software in softwares and t.version in pair for t in outcome.targets),
+        has_scaling=any(g.version in pair for s in softwares for g in outcome.scaling.get(s, ())),
     )
 
 

@@ -446,7 +446,8 @@ class GateIssue:
         """The software, system (and metric, for a sweep): where it was measured."""
         h = self.headline
         forms = self.forms if self.where else ""
-        return " · ".join(p for p in (h.software, h.system, forms) if p)
+        system = h.system.removeprefix("/")  # a system without a submitter: its name alone
+        return " · ".join(p for p in (h.software, system, forms) if p)
 
     @property
     def details(self) -> tuple[str, ...]:

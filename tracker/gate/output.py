@@ -28,7 +28,13 @@ from typing import Any
 from urllib.parse import quote
 
 from tracker.gate.decision import GateIssue, GateItem, GateResult
-from tracker.gate.items import CHECKS, KIND_CONFIGURATION, STATE_ORDER, ExpectationCheck
+from tracker.gate.items import (
+    CHECKS,
+    KIND_CONFIGURATION,
+    NO_ACCELERATOR_COUNT,
+    STATE_ORDER,
+    ExpectationCheck,
+)
 from tracker.gate.policy import policy_warnings
 from tracker.report.urls import benchmark_href, compare_href
 from tracker.text_safety import is_safe_link, json_text, markdown_text
@@ -401,14 +407,15 @@ class TextLine:
 
 def _text_issue(issue: GateIssue) -> str:
     """``check  title: what where — software · system``: one issue, one line."""
-    check = f"{issue.check:<{CHECK_WIDTH}}"
-    return f"{check}{issue_line(issue)} — {issue.series}"
+    check = issue.check.ljust(CHECK_WIDTH - 1) + " "
+    ack = _acknowledged(issue)
+    return f"{check}{issue_line(issue)} — {issue.series}" + (f" — {ack}" if ack else "")
 
 
 def _verbose_lines(result: GateResult, issue: GateIssue) -> list[TextLine]:
     """The issue's details, indented, for ``--verbose``: the table cell's lines but its first."""
     _state, _check, change, cell = issue_cells(result, issue)
-    lines = cell.split("\n")[1:] + [f"change: {change.replace(chr(10), '; ')}"]
+    lines = cell.split("\n")[2:] + [f"change: {change.replace(chr(10), '; ')}"]
     return [TextLine("", "    " + line) for line in lines if line.strip()]
 
 
@@ -425,6 +432,8 @@ def _missing_summary(result: GateResult, issues: Sequence[GateIssue]) -> list[Te
         systems = sorted({m.system for m in members})
         scenarios = ", ".join(sorted({m.scenario for m in members if m.scenario}))
         example = f"; e.g. {systems[0]}" + (f" ({scenarios})" if scenarios else "")
+        if all(m.detail == NO_ACCELERATOR_COUNT for m in members):
+            example += f"; {NO_ACCELERATOR_COUNT}"
         lines.append(
             TextLine(
                 state,
