@@ -10,13 +10,16 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from tracker.analyze.findings import KIND_SCALING
 from tracker.analyze.groupings import Cause, cause_of, group_by, where
 from tracker.analyze.run import AnalysisOutcome
 from tracker.records.findings import FindingRecord, StoredFinding
 from tracker.records.keys import join_key
+from tracker.records.selection import Selection, systems_of
 from tracker.stats import ComparisonRun, Reach, Verdict
 from tracker.stats.compare import FAMILIES
 from tracker.stats.defaults import SENSITIVITY_CHANGE
+from tracker.stats.scaling import efficiency_text
 
 __all__ = [
     "FINDING_COLUMNS",
@@ -24,8 +27,10 @@ __all__ = [
     "finding_issues",
     "finding_json",
     "finding_lines",
+    "finding_selected",
     "id_ranges",
     "issue_text",
+    "scaling_text",
     "sensitivity_line",
     "summary_lines",
 ]
@@ -237,6 +242,7 @@ def finding_json(finding: StoredFinding, issue: Sequence[StoredFinding] = ()) ->
         "baseline_version": finding.baseline_version,
         "candidate_version": finding.candidate_version,
         "change_pct": finding.change_pct,
+        "change": scaling_text(finding) if finding.kind == KIND_SCALING else _change([finding]),
         "evidence": dict(finding.evidence),
         "issue": {
             "id": members[0].id,
@@ -248,7 +254,51 @@ def finding_json(finding: StoredFinding, issue: Sequence[StoredFinding] = ()) ->
     }
 
 
+def scaling_text(finding: StoredFinding) -> str:
+    """A stored scaling finding in words: ``E 0.97 → 0.84 (floor 0.90), 8 → 32 accelerators``
+    (empty when its evidence lacks the efficiencies)."""
+    ev = finding.evidence
+    e, n0, n = ev.get("efficiency"), ev.get("base_accelerators"), ev.get("accelerators")
+    if not isinstance(e, int | float) or not isinstance(n0, int) or not isinstance(n, int):
+        return ""
+    before = ev.get("baseline_efficiency")
+    floor = ev.get("threshold") if ev.get("issue") == "efficiency_below_floor" else None
+    return efficiency_text(
+        float(e),
+        floor=float(floor) if isinstance(floor, int | float) else None,
+        base_accelerators=n0,
+        accelerators=n,
+        before=float(before) if isinstance(before, int | float) else None,
+    )
+
+
+def finding_selected(finding: StoredFinding, selection: Selection) -> bool:
+    """Whether ``selection`` (``--software``, ``--benchmark``, ``--system``) picks ``finding``:
+    by the labels of its evidence (a scaling finding: its group's, and its systems)."""
+    if selection.is_everything:
+        return True
+    ev = finding.evidence
+    key = ev.get("key")
+    group = key if isinstance(key, dict) else {}
+    software = str(ev.get("software") or "")
+    benchmark = str(ev.get("benchmark") or group.get("benchmark") or "")
+    systems = [str(ev.get("system") or "")]
+    if group:
+        systems.append(f"{group.get('submitter', '')} {group.get('accelerator', '')}".strip())
+        systems.append(str(group.get("accelerator") or ""))
+        for side in ("at_version", "at_baseline"):
+            values = ev.get(side)
+            if isinstance(values, dict):
+                systems += [
+                    str(v) for v in values.get("systems", []) + values.get("base_systems", [])
+                ]
+    names = [n for system in systems for n in systems_of(system)]
+    return selection.matches(software, benchmark, names)
+
+
 def _change(members: Sequence[StoredFinding]) -> str:
+    if members[0].kind == KIND_SCALING and scaling_text(members[0]):
+        return scaling_text(members[0]).split(" (", 1)[0].split(",", 1)[0]  # E 0.97 → 0.84
     values = sorted({_pct(m.change_pct) for m in members} - {""})
     if len(values) <= 1:
         return values[0] if values else ""
@@ -272,21 +322,44 @@ def finding_cells(members: Sequence[StoredFinding]) -> tuple[str, ...]:
         versions,
         f"{q:.3g}" if isinstance(q, int | float) else "",
         finding.method,
-        issue_text(members) + (f" — {besides}" if isinstance(besides, str) and besides else ""),
+        (f"{scaling_text(finding)} · " if finding.kind == KIND_SCALING else "").lstrip(" ·")
+        + issue_text(members)
+        + (f" — {besides}" if isinstance(besides, str) and besides else ""),
     )
 
 
-def finding_lines(found: Sequence[StoredFinding], status: str) -> list[str]:
+def _plural(n: int, one: str) -> str:
+    return f"{n} {one}{'' if n == 1 else 's'}"
+
+
+def _fit(rows: list[tuple[str, ...]], width: int | None) -> list[tuple[str, ...]]:
+    """``rows`` without the method, then the q column while the columns before the series
+    leave it under 30 characters of ``width``."""
+    for drop in ("method", "q", "versions"):
+        head = sum(max(len(r[c]) for r in rows) + 2 for c in range(len(rows[0]) - 1))
+        if width is None or width - head >= 30:
+            break
+        at = rows[0].index(drop)
+        rows = [r[:at] + r[at + 1 :] for r in rows]
+    return rows
+
+
+def finding_lines(
+    found: Sequence[StoredFinding], status: str, width: int | None = None
+) -> list[str]:
     """``tracker findings``: a title, then one line per issue, columns aligned; the series
-    is last and never cut (a long one runs on)."""
+    is last. ``width`` (a terminal's): every line fits it (the method and q columns go
+    first, then the series is cut with ``…``); ``None``: never cut (a long series runs
+    on, for grep and pipes)."""
     issues = finding_issues(found)
-    title = (
-        f"{len(found)} findings ({status}), {len(issues)} issue{'s' if len(issues) != 1 else ''}"
-    )
-    rows = [FINDING_COLUMNS, *(finding_cells(i) for i in issues)]
-    widths = [max(len(r[c]) for r in rows) for c in range(len(FINDING_COLUMNS) - 1)]
+    title = f"{_plural(len(found), 'finding')} ({status}), {_plural(len(issues), 'issue')}"
+    rows = _fit([FINDING_COLUMNS, *(finding_cells(i) for i in issues)], width)
+    widths = [max(len(r[c]) for r in rows) for c in range(len(rows[0]) - 1)]
     lines = [title]
     for row in rows if issues else ():
         cells = [cell.ljust(w) for cell, w in zip(row, widths, strict=False)]
-        lines.append("  ".join([*cells, row[-1]]).rstrip())
+        line = "  ".join([*cells, row[-1]]).rstrip()
+        if width is not None and len(line) > width:
+            line = line[: max(width - 1, 1)].rstrip() + "…"
+        lines.append(line)
     return lines

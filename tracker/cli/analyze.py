@@ -23,7 +23,7 @@ from tracker.cli.common import (
     refuse_database_overlap,
     writing_into,
 )
-from tracker.cli.options import format_option
+from tracker.cli.options import format_option, selection_of, selection_options, terminal_width
 from tracker.errors import ConfigError
 from tracker.records.findings import FINDING_STATUSES
 from tracker.text_safety import terminal_text
@@ -128,32 +128,51 @@ def analyze(
     help="Only findings with this triage state.",
 )
 @format_option("text", "json")
+@selection_options
 @click.pass_context
-def findings(ctx: click.Context, status: str, output_format: str) -> None:
+def findings(
+    ctx: click.Context,
+    status: str,
+    output_format: str,
+    select_software: tuple[str, ...],
+    select_benchmark: tuple[str, ...],
+    select_system: tuple[str, ...],
+) -> None:
     """List the stored findings with their evidence and triage state.
 
     Findings that share a cause (the points of one sweep, the per-accelerator
     form, the series at the interactivity target) are one issue, one line, under
-    the id of its first finding; the JSON lists every finding, each naming its
-    issue and the issue's members.
+    the id of its first finding (the id the gate and the report show); the JSON
+    lists every finding, each naming its issue and the issue's members. A scaling
+    finding reads "E 0.97 → 0.84 (floor 0.90), 8 → 32 accelerators". On a
+    terminal the series is cut to fit its width; piped, lines are whole.
+    --software, --benchmark and --system (repeatable, shell globs) pick findings.
 
     \b
     Example:
         tracker findings
         tracker findings --status all --format json | jq '.[] | select(.kind == "regression")'
+        tracker findings --software mylib --benchmark 'llama*'
     """
     if ctx.invoked_subcommand is not None:
         return
-    from tracker.analyze.summary import finding_issues, finding_json, finding_lines
+    from tracker.analyze.summary import (
+        finding_issues,
+        finding_json,
+        finding_lines,
+        finding_selected,
+    )
 
+    selection = selection_of(select_software, select_benchmark, select_system)
     with open_store(ctx, reads_only=True) as store:
-        found = store.list_findings(status=None if status == "all" else status)
+        stored = store.list_findings(status=None if status == "all" else status)
+    found = [f for f in stored if finding_selected(f, selection)]
     if output_format == "json":
         docs = [finding_json(f, issue) for issue in finding_issues(found) for f in issue]
         docs.sort(key=lambda d: int(d["id"]))
         click.echo(json.dumps(docs, indent=2, sort_keys=True))
         return
-    for line in finding_lines(found, status):
+    for line in finding_lines(found, status, terminal_width()):
         click.echo(terminal_text(line))
 
 

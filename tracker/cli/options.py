@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import shutil
+import sys
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -9,7 +12,7 @@ import click
 
 from tracker.records.selection import Selection
 
-__all__ = ["format_option", "selection_of", "selection_options"]
+__all__ = ["format_option", "selection_of", "selection_options", "terminal_width"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -53,3 +56,14 @@ def selection_of(
 ) -> Selection:
     """The :class:`Selection` of the three options' values."""
     return Selection(software=tuple(software), benchmark=tuple(benchmark), system=tuple(system))
+
+
+def terminal_width() -> int | None:
+    """The width to fit: the terminal's (``COLUMNS`` first) when stdout is one, else
+    ``COLUMNS`` when set; ``None`` (never cut) for a pipe or a file."""
+    columns = os.environ.get("COLUMNS", "").strip()
+    if columns.isdigit() and int(columns) > 0:
+        return int(columns)
+    if sys.stdout.isatty():
+        return shutil.get_terminal_size().columns
+    return None
