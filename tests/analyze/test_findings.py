@@ -101,7 +101,7 @@ def test_findings_text_lists_the_triage_state_and_evidence(
     run(database_url, tmp_path, "a", "1.1", 800.0)
     tracker_ok(database_url, "analyze")
     text = tracker_ok(database_url, "findings").stdout
-    assert "1 findings (open)" in text
+    assert "1 finding (open)" in text
     assert "regression" in text and "1.0 -> 1.1" in text and "-20.0%" in text
     assert "vllm|/a|llama-3.3-70b|concurrency|isl256-osl64/c1|output_tokens_per_s" in text
     tracker_ok(database_url, "findings", "set-status", "1", "expected")

@@ -28,6 +28,7 @@ __all__ = [
     "finding_json",
     "finding_lines",
     "finding_selected",
+    "issue_head",
     "id_ranges",
     "issue_text",
     "scaling_text",
@@ -190,10 +191,19 @@ def _run_issue_key(finding: FindingRecord) -> tuple[object, ...]:
     return (finding.kind, about, finding.baseline_version, finding.candidate_version)
 
 
+def issue_head(members: Sequence[StoredFinding]) -> StoredFinding:
+    """The finding an issue is known by: the member with the smallest change (the most
+    cautious figure), the first of them on a tie, as the report and the gate pick it, so
+    an issue has one id in ``tracker findings``, the gate, the report and the JSON."""
+    return min(members, key=lambda m: float("inf") if m.change_pct is None else abs(m.change_pct))
+
+
 def finding_issues(found: Sequence[StoredFinding]) -> list[list[StoredFinding]]:
     """``found`` as issues: findings of one kind, triage state and version pair that share a
-    cause (:mod:`tracker.analyze.groupings`), in the order of their first finding."""
-    return group_by(found, _issue_key)
+    cause (:mod:`tracker.analyze.groupings`), in the order of their first finding; each
+    issue's :func:`issue_head` first (its id is the issue's)."""
+    issues = group_by(found, _issue_key)
+    return [[issue_head(i), *(m for m in i if m is not issue_head(i))] for i in issues]
 
 
 def issue_text(members: Sequence[StoredFinding]) -> str:
