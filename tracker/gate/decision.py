@@ -74,7 +74,7 @@ from tracker.gate.items import (
 from tracker.gate.items import with_reasons as invalid_with_reasons
 from tracker.gate.policy import GatePolicy, stored_triage
 from tracker.gate.scaling import scaling_items
-from tracker.records.findings import SeriesInfo
+from tracker.records.findings import SeriesInfo, StoredFinding
 from tracker.records.keys import VersionPair
 from tracker.records.results import OUTPUT_TOKENS_PER_S, AnalysisSample, SweepSample
 from tracker.records.selection import Selection, systems_of
@@ -527,7 +527,8 @@ def run_gate(
         pair=pair,
     )
     invalid = invalid_with_reasons(store, pair.candidate, watch.found(), outcome.infos)
-    triage = stored_triage(store.list_findings(), pair.candidate)
+    stored = store.list_findings()
+    triage = stored_triage(stored, pair.candidate)
     result = evaluate_gate(
         outcome,
         replace(policy, triage=triage),
@@ -536,4 +537,31 @@ def run_gate(
         strict=strict,
         invalid=invalid,
     )
-    return replace(result, selection=chosen)
+    return with_finding_ids(replace(result, selection=chosen), stored)
+
+
+def with_finding_ids(result: GateResult, stored: Sequence[StoredFinding]) -> GateResult:
+    """``result`` with each item's stored finding id (same series, same candidate, and the
+    same baseline where the finding has one): the ids ``tracker findings`` and the report
+    show. Issues are regrouped from the items."""
+    ids: dict[tuple[str, str | None], int] = {}
+    for f in sorted(stored, key=lambda f: f.id):
+        if f.candidate_version == result.candidate:
+            ids.setdefault((f.series_key, f.baseline_version), f.id)
+    if not ids:
+        return result
+
+    def find(item: GateItem) -> int | None:
+        return ids.get((item.key, item.baseline), ids.get((item.key, None)))
+
+    items = tuple(replace(i, finding_id=find(i)) for i in result.items)
+    by_key = {id(i): n for n, i in enumerate(result.items)}
+    issues = tuple(
+        replace(
+            issue,
+            members=tuple(items[by_key[id(m)]] for m in issue.members),
+            headline=items[by_key[id(issue.headline)]],
+        )
+        for issue in result.issues
+    )
+    return replace(result, items=items, issues=issues)

@@ -180,6 +180,8 @@ class GateItem(SeriesKey):
     ``None`` for items without a test."""
     under_powered: bool = False
     """Whether that lies past the series' floor."""
+    finding_id: int | None = None
+    """The stored finding of this series and version pair (``tracker findings``' id), if any."""
 
     @property
     def sensitivity(self) -> str:
@@ -420,6 +422,13 @@ class GateIssue:
     where: str
     forms: str
     """The metric, and ``and per accelerator`` when both forms are members."""
+
+    @property
+    def finding_id(self) -> int | None:
+        """The id of the issue's stored finding: the headline's, else its members' first
+        (``None`` when the analysis stored none, e.g. for missing series)."""
+        ids = [m.finding_id for m in (self.headline, *self.members) if m.finding_id is not None]
+        return ids[0] if ids else None
 
     @property
     def kinds(self) -> tuple[str, ...]:

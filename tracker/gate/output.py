@@ -278,6 +278,8 @@ def _markdown_cells(result: GateResult, issue: GateIssue, report: str | None) ->
         notes.append(f"the same measurement as {', '.join(h.twins)}")
     if len(issue.members) > 1:
         notes.append(f"{len(issue.members)} series")
+    if issue.finding_id is not None:
+        notes.append(f"finding {issue.finding_id}")
     cell += " · " + markdown_text(" · ".join(notes))
     verdict = issue.state
     ack = _acknowledged(issue)
@@ -319,6 +321,7 @@ def _issue_json(result: GateResult, issue: GateIssue, report: str | None) -> dic
         "where": issue.where,
         "series": issue.series,
         "headline": issue.headline.key,
+        "finding_id": issue.finding_id,
         "besides_software": issue.besides_software,
         "members": [m.key for m in issue.members],
         "link": item_link(result, issue.headline, report),
@@ -409,7 +412,8 @@ def _text_issue(issue: GateIssue) -> str:
     """``check  title: what where — software · system``: one issue, one line."""
     check = issue.check.ljust(CHECK_WIDTH - 1) + " "
     ack = _acknowledged(issue)
-    return f"{check}{issue_line(issue)} — {issue.series}" + (f" — {ack}" if ack else "")
+    found = f"#{issue.finding_id} " if issue.finding_id is not None else ""
+    return f"{check}{found}{issue_line(issue)} — {issue.series}" + (f" — {ack}" if ack else "")
 
 
 def _verbose_lines(result: GateResult, issue: GateIssue) -> list[TextLine]:
