@@ -29,7 +29,7 @@ from typing import Any
 
 import pytest
 
-from tests.support.analysis_trees import tracker_ok
+from tests.support.analysis_trees import tracker, tracker_ok
 from tracker.analyze.platforms import SAME_SYSTEM, rank_platforms, round_gains, size_scaling
 from tracker.analyze.run import AnalysisOutcome, run_analysis
 from tracker.records.results import AnalysisSample, Configuration
@@ -195,10 +195,13 @@ def test_quanta_pairs_name_the_host_change(
     lines = compared.splitlines()
     at = next(i for i, ln in enumerate(lines) if "deepseek-r1 Server: D75H-10U_B300" in ln)
     assert "host CPU Intel Xeon 6747P → Intel Xeon 6776P" in lines[at + 1]
-    gate = tracker_ok(url, "gate", "--baseline", "v6.0", "--candidate", "v6.1", "--format", "json")
+    gate = tracker(url, "gate", "--baseline", "v6.0", "--candidate", "v6.1", "--format", "json")
+    doc = json.loads(gate.stdout)
+    assert gate.exit_code == 1  # the candidate's scaling efficiency below the floor (#35)
+    assert {i["kind"] for i in doc["items"] if i["state"] == "failing"} == {"scaling"}
     items = [
         i
-        for i in json.loads(gate.stdout)["items"]
+        for i in doc["items"]
         if QUANTA_D75H in i["key"] and i["kind"] != "missing"  # llama3.1-405b: not in v6.1
     ]
     assert items and {i["state"] for i in items} == {"configuration changed"}

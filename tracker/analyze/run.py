@@ -36,6 +36,8 @@ version pair, its series' history, the scaling groups, the sweeps) and did not f
 
 from __future__ import annotations
 
+import math
+import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -52,6 +54,7 @@ from tracker.analyze.findings import (
     KIND_CHANGE_POINT,
     KIND_CONFIGURATION,
     KIND_DRIFT,
+    KIND_SCALING,
     change_point_findings,
     comparison_findings,
     configuration_findings,
@@ -79,6 +82,7 @@ from tracker.stats import (
     GainSummary,
     ScalingFinding,
     ScalingGroup,
+    ScalingIssue,
     SeriesGain,
     SeriesSamples,
     aggregate_gains,
@@ -93,7 +97,7 @@ from tracker.versions import version_orders
 if TYPE_CHECKING:
     from tracker.store.facade import Store
 
-__all__ = ["DEFAULT_SEED", "AnalysisOutcome", "analyse", "run_analysis"]
+__all__ = ["DEFAULT_SEED", "AnalysisOutcome", "analyse", "run_analysis", "superseded_by"]
 
 DEFAULT_SEED = 20260901
 """Seeds the bootstrap CIs, so the same database gives the same evidence."""
@@ -362,8 +366,46 @@ def run_analysis(
         return outcome
     run = recorded_settings(outcome.settings, price_book, price_book_source)
     at, evaluated = outcome.analysed_at, _evaluated(outcome)
-    saved = store.save_findings(outcome.findings, analysed_at=at, evaluated=evaluated, settings=run)
+    saved = store.save_findings(
+        outcome.findings,
+        analysed_at=at,
+        evaluated=evaluated,
+        settings=run,
+        superseded=superseded_by(outcome.settings),
+    )
     return replace(outcome, saved=saved)
+
+
+_AT_TARGET = re.compile(r" at ([0-9.eE+-]+) tokens/s/user\b")
+
+
+def superseded_by(settings: AnalysisSettings) -> Callable[[StoredFinding], str | None]:
+    """Why a stored finding was made under settings other than ``settings`` (``None``:
+    it was not): a series or SLA miss read at another interactivity target, or a
+    scaling efficiency judged against another floor. Such a finding is superseded,
+    never merged with the findings of the run (see Store.save_findings)."""
+    target = settings.target_tokens_per_s_per_user
+    floor = settings.efficiency_floor
+
+    def why(finding: StoredFinding) -> str | None:
+        ev = finding.evidence
+        made_at = ev.get("target_tokens_per_s_per_user")
+        found = _AT_TARGET.search(finding.series_key)
+        if not isinstance(made_at, int | float) and found is not None:
+            made_at = float(found.group(1))
+        if isinstance(made_at, int | float) and not math.isclose(made_at, target):
+            return f"made at {made_at:g} tokens/s/user, now read at {target:g}"
+        threshold = ev.get("threshold")
+        if (
+            finding.kind == KIND_SCALING
+            and ev.get("issue") == ScalingIssue.BELOW_FLOOR.value
+            and isinstance(threshold, int | float)
+            and not math.isclose(threshold, floor)
+        ):
+            return f"made under efficiency floor {threshold:.2f}, now {floor:.2f}"
+        return None
+
+    return why
 
 
 def _evaluated(outcome: AnalysisOutcome) -> Callable[[StoredFinding], bool]:

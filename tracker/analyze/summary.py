@@ -158,6 +158,11 @@ def summary_lines(outcome: AnalysisOutcome) -> list[str]:
         lines.append(
             f"Stored: {saved.new} new, {saved.updated} updated, {saved.reopened} reopened, "
             f"{saved.closed} closed as fixed, {saved.no_longer_found} triaged ones no longer found"
+            + (
+                f", {saved.superseded} superseded (made under other settings)"
+                if saved.superseded
+                else ""
+            )
         )
     return lines
 
@@ -322,7 +327,8 @@ def finding_cells(members: Sequence[StoredFinding]) -> tuple[str, ...]:
     finding = members[0]
     versions = " -> ".join(v for v in (finding.baseline_version, finding.candidate_version) if v)
     q = finding.evidence.get("q_value")
-    status = finding.status if finding.is_current else f"{finding.status} (not found now)"
+    now = finding.is_current or finding.status == "superseded"
+    status = finding.status if now else f"{finding.status} (not found now)"
     besides = finding.evidence.get("besides_software")
     return (
         str(finding.id),

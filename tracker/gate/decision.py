@@ -546,7 +546,7 @@ def with_finding_ids(result: GateResult, stored: Sequence[StoredFinding]) -> Gat
     show. Issues are regrouped from the items."""
     ids: dict[tuple[str, str | None], int] = {}
     for f in sorted(stored, key=lambda f: f.id):
-        if f.candidate_version == result.candidate:
+        if f.candidate_version == result.candidate and f.is_current:
             ids.setdefault((f.series_key, f.baseline_version), f.id)
     if not ids:
         return result

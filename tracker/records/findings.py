@@ -95,8 +95,10 @@ class SweepTarget:
         return bool(front) and front[-1][0] < self.result.target_tokens_per_s_per_user
 
 
-FINDING_STATUSES = ("open", "acknowledged", "expected", "fixed")
-"""Triage states of a finding: analysis opens and fixes them, people acknowledge or expect them."""
+FINDING_STATUSES = ("open", "acknowledged", "expected", "fixed", "superseded")
+"""Triage states of a finding: analysis opens, fixes and supersedes them (made under
+settings that no longer apply: another interactivity target or efficiency floor), people
+acknowledge or expect them."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,6 +154,8 @@ class FindingsSaved:
     reopened: int = 0
     closed: int = 0
     no_longer_found: int = 0
+    superseded: int = 0
+    """Findings made under settings this run does not use (another target or floor)."""
 
 
 @dataclass(frozen=True, slots=True)

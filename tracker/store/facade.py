@@ -368,6 +368,7 @@ class Store:
         analysed_at: datetime,
         evaluated: Callable[[StoredFinding], bool] = lambda _finding: True,
         settings: AnalysisRunSettings | None = None,
+        superseded: Callable[[StoredFinding], str | None] = lambda _finding: None,
     ) -> FindingsSaved:
         """Store one analysis run's findings by fingerprint, keeping their triage states.
 
@@ -381,12 +382,19 @@ class Store:
           "fixed" stay as people set them. Findings about what the run did not
           look at are left alone.
 
+        * stored, current, not found, and made under settings the run does not use
+          (``superseded`` gives the reason, e.g. another interactivity target):
+          "superseded", no longer current, whatever its status (the note keeps a
+          triage note) — never merged with the run's own findings.
+
         ``settings`` (the run's) are stored with them, in the same transaction.
         """
         from tracker.store.findings import save_findings
 
         with self._reported("write to"):
-            return save_findings(self.engine, findings, analysed_at, evaluated, settings)
+            return save_findings(
+                self.engine, findings, analysed_at, evaluated, settings, superseded
+            )
 
     def latest_analysis_settings(self) -> AnalysisRunSettings | None:
         """The settings of the newest stored analysis run; ``None`` when none was stored."""

@@ -109,6 +109,7 @@ def save_findings(
     analysed_at: datetime,
     evaluated: Callable[[StoredFinding], bool],
     settings: AnalysisRunSettings | None = None,
+    superseded: Callable[[StoredFinding], str | None] = lambda _finding: None,
 ) -> FindingsSaved:
     """Store one analysis run's findings (see :meth:`tracker.store.facade.Store.save_findings`).
 
@@ -118,7 +119,7 @@ def save_findings(
     """
 
     def save(session: Session) -> FindingsSaved:
-        saved = _save_findings(session, findings, analysed_at, evaluated)
+        saved = _save_findings(session, findings, analysed_at, evaluated, superseded)
         if settings is not None:
             add_run(session, settings, analysed_at, len({f.fingerprint for f in findings}))
         return saved
@@ -169,6 +170,7 @@ def _save_findings(
     findings: Sequence[FindingRecord],
     at: datetime,
     evaluated: Callable[[StoredFinding], bool],
+    superseded: Callable[[StoredFinding], str | None],
 ) -> FindingsSaved:
     versions: dict[tuple[str | None, str | None], int | None] = {
         (software, version): vid
@@ -182,7 +184,8 @@ def _save_findings(
     # analysis and then applies its change; the statuses read here are the latest.
     locked = select(Finding).order_by(col(Finding.id)).with_for_update()
     stored = {row.fingerprint: row for row in session.scalars(locked)}
-    counts = dict.fromkeys(("new", "updated", "reopened", "closed", "no_longer_found"), 0)
+    names = ("new", "updated", "reopened", "closed", "no_longer_found", "superseded")
+    counts = dict.fromkeys(names, 0)
     when = f"{at:%Y-%m-%d %H:%M} UTC"
     seen: set[str] = set()
     for record in findings:
@@ -212,8 +215,35 @@ def _save_findings(
             counts["updated"] += 1
         for name, value in values.items():
             setattr(row, name, value)
+    _close(stored, seen, at, evaluated, superseded, counts)
+    return FindingsSaved(**counts)
+
+
+def _close(
+    stored: dict[str, Finding],
+    seen: set[str],
+    at: datetime,
+    evaluated: Callable[[StoredFinding], bool],
+    superseded: Callable[[StoredFinding], str | None],
+    counts: dict[str, int],
+) -> None:
+    """The stored current findings this run did not find: superseded (made under other
+    settings), fixed (open, and looked at again) or no longer found (triaged)."""
+    when = f"{at:%Y-%m-%d %H:%M} UTC"
     for fingerprint, row in stored.items():
-        if fingerprint in seen or not row.is_current or not evaluated(_stored_finding(row)):
+        if fingerprint in seen or not row.is_current:
+            continue
+        finding = _stored_finding(row)
+        why = superseded(finding)
+        if why:
+            row.is_current, row.updated_at = False, at
+            note = f"superseded by the analysis of {when}: {why}"
+            if row.status_note and row.status != "open":
+                note += f" (was {row.status}: {row.status_note})"
+            row.status, row.status_note = "superseded", note
+            counts["superseded"] += 1
+            continue
+        if not evaluated(finding):
             continue
         row.is_current, row.updated_at = False, at
         if row.status == "open":
@@ -224,7 +254,6 @@ def _save_findings(
             counts["closed"] += 1
         else:
             counts["no_longer_found"] += 1
-    return FindingsSaved(**counts)
 
 
 _COLUMNS = {f.name for f in fields(StoredFinding)} - {
