@@ -219,7 +219,7 @@ def test_a_jobs_defaults_are_not_reported_as_flags(tmp_path: Path) -> None:
     )  # fmt: skip
     assert (done.returncode, done.stderr) == (EXIT_OK, "")
     assert done.stdout.splitlines() == [
-        "round: 1 runs (mlperf-inference), 1 results stored",
+        "round: 1 run (mlperf-inference), 1 result stored",
         "  note: --benchmark does not apply to an MLPerf round (its files name it); ignored",
     ]
 
@@ -232,7 +232,7 @@ def test_database_url_after_the_command_name_is_used(loadgen_local: Path, tmp_pa
         env={"TRACKER_DATABASE_URL": "sqlite:///from-environment.db"},
     )  # fmt: skip
     assert (done.returncode, done.stderr) == (EXIT_OK, "")
-    assert done.stdout.splitlines() == [f"{source}: 1 runs (loadgen), 1 results stored"]
+    assert done.stdout.splitlines() == [f"{source}: 1 run (loadgen), 1 result stored"]
     assert (tmp_path / "after.db").is_file() and not (tmp_path / "from-environment.db").exists()
 
 

@@ -83,7 +83,7 @@ def test_a_corrected_round_is_reported_kept_and_replaced_only_on_request(
     cache = tmp_path / "cache"
     first = tracker(database_url, cache, "ingest", str(v51))
     assert first.exit_code == 0, first.output
-    assert "1 results stored" in first.stdout
+    assert "1 result stored" in first.stdout
     (original_id,) = result_ids(database_url).values()
 
     _correct(v51)
@@ -139,7 +139,7 @@ def test_new_results_of_a_corrected_round_are_stored_and_a_second_correction_add
     _add_run(shared_data / "mlperf-inference" / "v5.1", v51, RESNET)
     reported = tracker(database_url, cache, "ingest", str(v51))
     assert reported.exit_code == 0, reported.output
-    assert "2 runs (mlperf-inference), 1 results stored, 1 already stored" in reported.stdout
+    assert "2 runs (mlperf-inference), 1 result stored, 1 already stored" in reported.stdout
     assert "1 stored result differs from this source" in reported.stdout
     rows = exported(database_url, cache)
     assert rows[RETINANET]["value"] == 1766.71 and RESNET in rows

@@ -135,7 +135,7 @@ def test_without_strict_the_good_runs_are_stored_and_the_bad_file_listed(
     shutil.copytree(loadgen_local / "Offline", broken.parent / "Offline")
     result = _ingest(database_url, broken.parent)
     assert result.exit_code == 2
-    assert "2 runs (loadgen), 1 results stored" in result.stdout
+    assert "2 runs (loadgen), 1 result stored" in result.stdout
     assert "Server/mlperf_log_detail.txt: line 5" in result.stderr
     [row] = _export(database_url)
     assert row["scenario"] == "Offline"

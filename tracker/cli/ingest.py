@@ -179,7 +179,8 @@ def _echo_outcome(outcome: SourceOutcome) -> None:
             "already stored" if saved.differing or saved.replaced else "unchanged, already stored"
         )
     else:
-        summary = f"{saved.results_stored} results stored" + (
+        n = saved.results_stored
+        summary = f"{n} result{'' if n == 1 else 's'} stored" + (
             f", {saved.results_already_stored} already stored"
             if saved.results_already_stored
             else ""
@@ -192,7 +193,8 @@ def _echo_outcome(outcome: SourceOutcome) -> None:
         summary += f" (retried {times} after a conflict with a concurrent writer)"
     if outcome.runs_failed:
         summary += f", {outcome.runs_failed} failed (see the errors)"
-    echo_label(f"{outcome.location}: {outcome.runs_found} runs ({outcome.kind}), {summary}")
+    runs = f"{outcome.runs_found} run{'' if outcome.runs_found == 1 else 's'}"
+    echo_label(f"{outcome.location}: {runs} ({outcome.kind}), {summary}")
     for note in outcome.notes:
         echo_label(f"  note: {note}")
     for error in outcome.errors:
@@ -205,7 +207,8 @@ def _echo_totals(outcomes: list[SourceOutcome]) -> None:
     failed = sum(o.runs_failed for o in outcomes)
     replaced = sum(len(o.saved.replaced) for o in outcomes if o.saved)
     click.echo(
-        f"Total: {len(outcomes)} sources, {stored} results stored, "
+        f"Total: {len(outcomes)} source{'' if len(outcomes) == 1 else 's'}, "
+        f"{stored} result{'' if stored == 1 else 's'} stored, "
         f"{unchanged} unchanged (already stored), "
         + (f"{replaced} replaced, " if replaced else "")
         + f"{failed} failed"

@@ -47,7 +47,7 @@ def test_a_folder_inside_the_round_gives_the_rows_of_the_whole_round(
     result = tracker(database_url, cache, "ingest", "--kind", "mlperf-endpoints", *folders)
     assert result.exit_code == 0, result.output
     for folder in folders:
-        assert f"{folder}: 1 runs (mlperf-endpoints), 1 results stored\n" in result.stdout
+        assert f"{folder}: 1 run (mlperf-endpoints), 1 result stored\n" in result.stdout
     assert "no logs here" not in result.stdout
     alone = {r["location"]: r for r in exported(database_url, cache)}
     assert sorted(alone) == sorted(whole) == [f"{VR}/{s}" for s in SCENARIOS]

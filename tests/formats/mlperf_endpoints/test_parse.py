@@ -50,7 +50,7 @@ def _check_point(row: dict[str, Any], point_dir: Path) -> None:
 
 def test_point_folder(database_url: str, point_dir: Path) -> None:
     result = ingest_ok(database_url, point_dir)
-    assert "1 runs (mlperf-endpoints), 2 results stored" in result.output
+    assert "1 run (mlperf-endpoints), 2 results stored" in result.output
     [row] = primary_rows(database_url)
     _check_point(row, point_dir)
     assert row["software"] == "vLLM"  # the system's serving framework, as no --software was given

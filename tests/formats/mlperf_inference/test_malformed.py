@@ -153,7 +153,7 @@ def test_a_changed_or_added_file_is_noticed_on_the_next_ingest(
     shutil.copytree(small_round / RESNET_OFFLINE, copy)
     added = tracker(database_url, tmp_path, "ingest", str(small_round))
     assert added.exit_code == 0, added.output
-    assert "18 runs (mlperf-inference), 1 results stored, 17 already stored" in added.stdout
+    assert "18 runs (mlperf-inference), 1 result stored, 17 already stored" in added.stdout
     accuracy = copy / "accuracy/accuracy.txt"
     accuracy.write_bytes(accuracy.read_bytes().replace(b"accuracy=", b"accuracy= "))
     changed = tracker(database_url, tmp_path, "ingest", str(small_round))

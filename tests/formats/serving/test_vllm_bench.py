@@ -28,7 +28,7 @@ def test_each_file_stores_the_numbers_it_holds(
     path = shared_data / name
     doc = load_json(path)
     result = ingest_ok(database_url, path, "--system", "node-a")
-    assert "1 runs (vllm-bench), 1 results stored" in result.output
+    assert "1 run (vllm-bench), 1 result stored" in result.output
     [row] = primary_rows(database_url)
     extra = row["extra"]
     assert row["source_kind"] == "vllm-bench"
