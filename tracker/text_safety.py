@@ -25,6 +25,11 @@
   :func:`terminal_text` escapes, with each of them as a ``\\uXXXX`` escape
   (``json.dumps`` escapes C0 characters, but with ``ensure_ascii=False`` not
   DEL, C1 or bidirectional overrides); the JSON means the same.
+* :func:`xml_text`: XML 1.0 has no way to write most C0 control characters (nor
+  U+FFFE, U+FFFF or a lone surrogate), so a label holding one would make the
+  gate's JUnit file unreadable; they are shown as visible escapes (``\\x1b``), as
+  are C1 and bidirectional-override characters (what :func:`terminal_text` shows).
+  Tabs and newlines stay. Markup characters are left to the XML writer.
 * :func:`is_safe_link`: a link target written into Markdown or HTML may only be
   ``http``, ``https`` or relative: ``javascript:``, ``data:``, ``file:`` and the
   like (however written: ``JaVaScRiPt:``, ``java\tscript:``, ``//host``) never are.
@@ -46,6 +51,7 @@ __all__ = [
     "json_text",
     "markdown_text",
     "terminal_text",
+    "xml_text",
 ]
 
 CSV_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
@@ -143,3 +149,22 @@ def is_safe_link(target: str) -> bool:
     if scheme is None:
         return not bare.startswith("//")
     return scheme.group(1).lower() in ("http", "https") and bare[scheme.end() :].startswith("//")
+
+
+_XML_ESCAPES = {
+    **{c: e for c, e in _TERMINAL_ESCAPES.items() if c not in (ord("\t"), ord("\n"))},
+    ord("\r"): "\\r",
+    0xFFFE: "\\ufffe",
+    0xFFFF: "\\uffff",
+    **{code: f"\\u{code:04x}" for code in range(0xD800, 0xE000)},
+}
+
+
+def xml_text(text: str) -> str:
+    """``text`` that XML 1.0 can hold: control characters (but tab and newline) shown as
+    escapes; ``<``, ``&`` and quotes are left to the writer (``xml.sax.saxutils``).
+
+    >>> xml_text("a\\x1bb\\tc")
+    'a\\\\x1bb\\tc'
+    """
+    return text.translate(_XML_ESCAPES)

@@ -241,7 +241,8 @@ def findings_set_status(
     echo_label(f"Finding {head.id}{more} ({head.kind}, {issue_text(issue)}): {head.status}")
     if acknowledgements_file is not None:
         echo_label(
-            f"Appended to {acknowledgements_file} ({total} {'entry' if total == 1 else 'entries'} now): commit it; "
+            f"Appended to {acknowledgements_file} "
+            f"({total} {'entry' if total == 1 else 'entries'} now): commit it; "
             f"the gate reads it through the policy's acknowledgements key"
         )
 

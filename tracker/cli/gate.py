@@ -33,7 +33,14 @@ if TYPE_CHECKING:
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     help="TOML policy: floors and q per pattern, target, failing kinds, acknowledgements file.",
 )
-@format_option("text", "markdown", "json")
+@format_option("text", "markdown", "json", "junit", "github")
+@click.option(
+    "--comment",
+    is_flag=True,
+    help="With --format markdown: a body for one sticky pull-request comment (a hidden "
+    "<!-- tracker-gate --> marker first; what fails, a few other issues, missing series "
+    "per benchmark).",
+)
 @click.option(
     "--strict", is_flag=True, help="Exit 3 when the worst result is suspect or inconclusive."
 )
@@ -63,6 +70,7 @@ def gate(
     candidate: str,
     policy: Path | None,
     output_format: str,
+    comment: bool,
     strict: bool,
     select_software: tuple[str, ...],
     select_benchmark: tuple[str, ...],
@@ -84,6 +92,11 @@ def gate(
     acknowledged or expected counts as acknowledged. Colour only on a terminal
     (NO_COLOR turns it off).
 
+    Formats: text (one line per issue), markdown (for $GITHUB_STEP_SUMMARY;
+    with --comment, a sticky pull-request comment's body), json (every item),
+    junit (one test case per gated series: GitLab, Jenkins, Buildkite) and
+    github (::error and ::warning annotations).
+
     Exit codes: 0 no regression (improvements never fail; acknowledged ones are
     listed); 1 at least one regression; 2 usage, configuration or data error
     (unknown version, no series in common); 3 only with --strict, when the worst
@@ -97,12 +110,14 @@ def gate(
         tracker gate --baseline 2.0.12 --candidate 2.0.13 --format markdown
         tracker gate --candidate 2.0.13 --policy gate.toml --strict --report site
         tracker gate --software mylib --candidate 1.1.0 --verbose
+        tracker gate --candidate 2.0.13 --format junit > gate-junit.xml
         tracker gate --candidate 2.0.13 --format markdown --report-url https://ci.example/site
     """
     from tracker.gate.decision import run_gate
-    from tracker.gate.output import gate_json, gate_markdown
     from tracker.gate.policy import GatePolicy, load_policy, policy_warnings
 
+    if comment and output_format != "markdown":
+        raise click.UsageError("--comment goes with --format markdown")
     _check_links(report_url, report_dir)
     links = report_url or report_dir
     rules = load_policy(policy) if policy is not None else GatePolicy()
@@ -118,17 +133,39 @@ def gate(
             strict=strict,
             selection=selection_of(select_software, select_benchmark, select_system),
         )
-    markdown = gate_markdown(result, report=links)
+    _echo_gate(result, output_format, links=links, comment=comment, verbose=verbose,
+               show_missing=show_missing)  # fmt: skip
+    ctx.exit(result.exit_code)
+
+
+def _echo_gate(
+    result: GateResult,
+    output_format: str,
+    *,
+    links: str | None,
+    comment: bool,
+    verbose: bool,
+    show_missing: bool,
+) -> None:
+    """Print the verdict in ``output_format``; Markdown (not a comment's body) also goes to
+    ``$GITHUB_STEP_SUMMARY`` when that is set."""
+    from tracker.gate.ci import gate_github, gate_junit
+    from tracker.gate.output import gate_json, gate_markdown
+
     if output_format == "json":
         click.echo(gate_json(result, report=links))
+    elif output_format == "junit":
+        click.echo(gate_junit(result), nl=False)
+    elif output_format == "github":
+        click.echo(gate_github(result), nl=False)
     elif output_format == "markdown":
+        markdown = gate_markdown(result, report=links, comment=comment)
         click.echo(markdown, nl=False)
+        summary_file = os.environ.get("GITHUB_STEP_SUMMARY")
+        if summary_file and not comment:
+            _append_step_summary(summary_file, markdown)
     else:
         _echo_gate_text(result, verbose=verbose, show_missing=show_missing)
-    summary_file = os.environ.get("GITHUB_STEP_SUMMARY")
-    if summary_file and output_format == "markdown":
-        _append_step_summary(summary_file, markdown)
-    ctx.exit(result.exit_code)
 
 
 def _check_links(report_url: str | None, report_dir: str | None) -> None:

@@ -40,6 +40,7 @@ from tracker.report.urls import benchmark_href, compare_href
 from tracker.text_safety import is_safe_link, json_text, markdown_text
 
 __all__ = [
+    "COMMENT_MARKER",
     "GATE_COLUMNS",
     "TextLine",
     "gate_json",
@@ -47,6 +48,7 @@ __all__ = [
     "gate_text",
     "issue_cells",
     "issue_line",
+    "missing_summary",
     "plural",
     "item_link",
     "settings_lines",
@@ -247,19 +249,58 @@ _LINK_SAFE = "/#?=&%:;,.-_~+@!$'*"
 brackets, control characters) is percent-encoded."""
 
 
-def gate_markdown(result: GateResult, *, report: str | None = None) -> str:
-    """A Markdown summary: the verdict, a table of every issue, the settings."""
+COMMENT_MARKER = "<!-- tracker-gate -->"
+"""The hidden first line of ``--format markdown --comment``: a CI step finds the pull
+request comment that starts with it and updates it, so a pull request has one gate
+comment, not one per push."""
+
+COMMENT_ROWS = 20
+"""A comment lists every failing, suspect and inconclusive issue, and at most this many
+others (improvements, acknowledged ones, configuration changes)."""
+
+_SERIOUS = ("failing", "suspect", "inconclusive")
+
+
+def _markdown_issues(result: GateResult, comment: bool) -> tuple[list[GateIssue], list[str]]:
+    """The issues a Markdown body has a row for, and the lines that stand for the rest
+    (a comment: missing series per benchmark, and how many others were left out)."""
+    if not comment:
+        return list(result.issues), []
+    shown = [i for i in result.issues if i.kinds[0] != "missing"]
+    serious = [i for i in shown if i.state in _SERIOUS]
+    rest = [i for i in shown if i.state not in _SERIOUS]
+    notes = [
+        f"- {markdown_text(line.text)}"
+        for line in missing_summary([i for i in result.issues if i.kinds[0] == "missing"])
+        if line.state or line.text.startswith("…")
+    ]
+    if len(rest) > COMMENT_ROWS:
+        notes.append(
+            f"- … and {plural(len(rest) - COMMENT_ROWS, 'more issue')} that do not fail "
+            "(the step summary or `tracker gate --format markdown` lists them all)"
+        )
+    return serious + rest[:COMMENT_ROWS], notes
+
+
+def gate_markdown(result: GateResult, *, report: str | None = None, comment: bool = False) -> str:
+    """A Markdown summary: the verdict, a table of every issue, the settings. With
+    ``comment``: a body for one sticky pull-request comment — :data:`COMMENT_MARKER`
+    first, every issue that fails or is in doubt, a few others, the missing series
+    per benchmark."""
     icon = {0: "✅", 1: "❌", 3: "⚠️"}.get(result.exit_code, "")
-    out = [f"## {icon} {markdown_text(result.summary)}".replace("  ", " "), ""]
+    out = [COMMENT_MARKER] if comment else []
+    out += [f"## {icon} {markdown_text(result.summary)}".replace("  ", " "), ""]
     out += [f"> ⚠️ {markdown_text(warning)}\n" for warning in policy_warnings(result.policy)]
-    if result.issues:
+    rows, notes = _markdown_issues(result, comment)
+    if rows:
         out.append("| " + " | ".join(MARKDOWN_COLUMNS) + " |")
         out.append("| " + " | ".join("---" for _ in MARKDOWN_COLUMNS) + " |")
-        for issue in result.issues:
+        for issue in rows:
             out.append("| " + " | ".join(_markdown_cells(result, issue, report)) + " |")
         out.append("")
-    else:
+    elif not notes:
         out += ["No series changed past its floor.", ""]
+    out += [*notes, ""] if notes else []
     out += [f"{markdown_text(line)}  " for line in settings_lines(result)]
     return "\n".join(out).rstrip() + "\n"
 
@@ -423,8 +464,10 @@ def _verbose_lines(result: GateResult, issue: GateIssue) -> list[TextLine]:
     return [TextLine("", "    " + line) for line in lines if line.strip()]
 
 
-def _missing_summary(result: GateResult, issues: Sequence[GateIssue]) -> list[TextLine]:
-    """One line per benchmark: how many series are missing, on how many systems."""
+def missing_summary(issues: Sequence[GateIssue]) -> list[TextLine]:
+    """The missing series of ``issues`` in a few lines: one per benchmark (how many series
+    are missing, on how many systems), the first :data:`MISSING_LINES` benchmarks with
+    the most, then what is left and how to see every series."""
     by_benchmark: dict[str, list[GateItem]] = {}
     for issue in issues:
         for m in issue.members:
@@ -441,7 +484,7 @@ def _missing_summary(result: GateResult, issues: Sequence[GateIssue]) -> list[Te
         lines.append(
             TextLine(
                 state,
-                f"{CHECKS['missing']:<{CHECK_WIDTH}}{benchmark}: "
+                f"{benchmark}: "
                 f"{plural(len(members), 'series', 'series')} without a candidate result on "
                 f"{plural(len(systems), 'system')}{example}",
             )
@@ -474,7 +517,9 @@ def gate_text(
             lines.append(TextLine(issue.state, _text_issue(issue)))
             lines += _verbose_lines(result, issue) if verbose else []
     else:
-        lines += _missing_summary(result, missing)
+        for line in missing_summary(missing):
+            check = CHECKS["missing"].ljust(CHECK_WIDTH) if line.state else ""
+            lines.append(TextLine(line.state, check + line.text))
     for warning in policy_warnings(result.policy):
         lines.append(TextLine("", f"Warning: {warning}"))
     lines += [TextLine("", line) for line in settings_lines(result)]
