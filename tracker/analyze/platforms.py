@@ -47,6 +47,7 @@ import math
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from fnmatch import fnmatchcase
 
 from tracker.analyze.groupings import (
     TWIN_TOLERANCE,
@@ -63,6 +64,7 @@ from tracker.records.results import (
     ExtraValue,
     SystemRecord,
 )
+from tracker.records.selection import systems_of
 
 __all__ = [
     "CONFIGURATION_CHANGED",
@@ -78,11 +80,26 @@ __all__ = [
     "TrainingRoundComparison",
     "TrainingUnmatched",
     "compare_training_rounds",
+    "plain_number",
     "rank_platforms",
     "round_gains",
     "size_scaling",
+    "is_glob",
     "system_matches",
 ]
+
+
+def plain_number(value: float) -> str:
+    """A measured value as people write it: six significant digits below 100,000, whole
+    numbers with thousands separators above (never ``1.18333e+06``).
+
+    >>> plain_number(1183330.4), plain_number(9065.971), plain_number(0.000123456)
+    ('1,183,330', '9065.97', '0.000123456')
+    """
+    if abs(value) >= 100_000:
+        return f"{value:,.0f}"
+    return f"{value:.6g}" if abs(value) >= 1e-4 or value == 0 else f"{value:.3e}"
+
 
 SAME_SYSTEM = "same system, nothing but the software"
 CONFIGURATION_CHANGED = "configuration changed, not a software gain"
@@ -216,8 +233,16 @@ _Case = tuple[str, str, str, str]
 
 
 def system_matches(sample_system: str, sample_key: str, name: str) -> bool:
-    """Whether ``name`` names the system (its name, its key, or the key's last part)."""
+    """Whether ``name`` names the system (its name, its key, or the key's last part); a
+    name with ``*``, ``?`` or ``[`` is a shell glob over the same texts (``*GB300*``)."""
+    if is_glob(name):
+        return any(fnmatchcase(text, name) for text in systems_of(sample_key, sample_system))
     return name in (sample_system, sample_key) or sample_key.endswith(f"/{name}")
+
+
+def is_glob(pattern: str) -> bool:
+    """Whether ``pattern`` has a wildcard (``*``, ``?``, ``[``)."""
+    return any(c in pattern for c in "*?[")
 
 
 def _entries(samples: Iterable[AnalysisSample], round_label: str) -> dict[_Case, list[_Entry]]:

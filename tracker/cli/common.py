@@ -332,12 +332,10 @@ def open_store(
     )
     try:
         yield store
-    except Exception:
-        with suppress(TrackerError):  # the error that ended the command is the one told
-            store.create_if_new()
-        raise
+    except BaseException:
+        raise  # a command that failed leaves no new, empty database behind
     else:
-        store.create_if_new()  # a new database exists after the command, as it always did
+        store.create_if_new()  # a new database exists after a command that succeeded
     finally:
         store.close()
 

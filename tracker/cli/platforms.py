@@ -24,13 +24,17 @@ from tracker.analyze.platforms import (
     TrainingRoundComparison,
     TrainingUnmatched,
     compare_training_rounds,
+    is_glob,
+    plain_number,
     rank_platforms,
     round_gains,
     size_scaling,
     system_matches,
 )
 from tracker.cli.common import TrackerCommandError, open_store
+from tracker.records.keys import system_label
 from tracker.records.results import AnalysisSample
+from tracker.records.selection import Selection
 from tracker.text_safety import terminal_text
 
 __all__ = ["compare", "systems"]
@@ -98,7 +102,8 @@ def systems_alias(ctx: click.Context, alias_key: str, key: str) -> None:
     "--system",
     "systems",
     multiple=True,
-    help="A system (name or submitter/name); repeat it. Default: every system of the round.",
+    help="A system (name, submitter/name or a shell glob such as '*GB300*'); repeat it. "
+    "Default: every system of the round.",
 )
 @click.option(
     "--reference",
@@ -108,7 +113,20 @@ def systems_alias(ctx: click.Context, alias_key: str, key: str) -> None:
     "--against-round",
     help="An earlier round: same-system gains, and the same accelerator at other sizes.",
 )
-@click.option("--benchmark", help="Only this benchmark (canonical name, e.g. deepseek-r1).")
+@click.option(
+    "--benchmark",
+    "benchmarks",
+    multiple=True,
+    metavar="GLOB",
+    help="Only this benchmark (e.g. deepseek-r1, or a glob such as 'llama*'); repeat for more.",
+)
+@click.option(
+    "--software",
+    "softwares",
+    multiple=True,
+    metavar="GLOB",
+    help="Only results of this software (e.g. mlperf-inference); repeat for more.",
+)
 @click.option("--scenario", help="Only this scenario (e.g. Interactive).")
 @click.pass_context
 def compare(
@@ -117,7 +135,8 @@ def compare(
     systems: tuple[str, ...],
     reference: str | None,
     against_round: str | None,
-    benchmark: str | None,
+    benchmarks: tuple[str, ...],
+    softwares: tuple[str, ...],
     scenario: str | None,
 ) -> None:
     """Compare systems per accelerator: rankings with ratios, gains and scaling.
@@ -144,13 +163,15 @@ def compare(
         tracker compare --round v5.1 --against-round v5.0 --benchmark llama2_70b_lora
     """
     named = (*systems, *([reference] if reference else []))
-    samples, training = _stored(ctx, round_label, against_round, named, benchmark, scenario)
+    chosen = Selection(software=softwares, benchmark=benchmarks)
+    samples, training = _stored(ctx, round_label, against_round, named, chosen, scenario)
     if not any(s.version == round_label for s in samples):
         raise TrackerCommandError(
             f"no results of round {terminal_text(round_label)!r} stored (or selected)"
         )
     for name in named:
-        _check_unambiguous(samples, name, round_label, against_round)
+        if not is_glob(name):
+            _check_unambiguous(samples, name, round_label, against_round)
     rankings = rank_platforms(
         samples, round_label=round_label, systems=systems, reference=reference
     )
@@ -178,7 +199,7 @@ def _stored(
     round_label: str,
     against_round: str | None,
     named: tuple[str, ...],
-    benchmark: str | None,
+    chosen: Selection,
     scenario: str | None,
 ) -> tuple[list[AnalysisSample], TrainingRoundComparison | None]:
     """The samples selected, and the Training rounds compared (with --against-round)."""
@@ -186,11 +207,14 @@ def _stored(
         samples = [
             s
             for s in store.iter_analysis_samples()
-            if (benchmark is None or s.benchmark == benchmark)
+            if chosen.matches(s.software, s.benchmark, ())
             and (scenario is None or s.scenario.lower() == scenario.lower())
         ]
-        if not against_round or scenario is not None:
+        training_too = not chosen.software or chosen.matches(TRAINING_SOFTWARE, "", ())
+        if not against_round or scenario is not None or not training_too:
             return samples, None
+        one = chosen.benchmark[0] if len(chosen.benchmark) == 1 else "*"
+        benchmark = None if is_glob(one) else one
         training = compare_training_rounds(
             store.iter_export_rows(software=TRAINING_SOFTWARE),
             old_round=against_round,
@@ -272,7 +296,7 @@ def _echo_ranking(ranking: PlatformRanking) -> None:
         click.echo(
             f"  {r.rank}. {terminal_text(r.system_key)}{_availability(r.availability)}: "
             f"{r.accelerators} × {terminal_text(r.accelerator or '?')}{stated}, "
-            f"{r.per_accelerator:.6g} per accelerator ({r.value:.6g} total), "
+            f"{plain_number(r.per_accelerator)} per accelerator ({plain_number(r.value)} total), "
             f"{_ratio(r.ratio)}{mark}{twins}"
         )
 
@@ -284,7 +308,7 @@ def _availability(status: str | None) -> str:
 
 def _echo_step(step: ScalingStep) -> None:
     click.echo(
-        f"  {terminal_text(step.submitter or '?')} {terminal_text(step.accelerator or '?')} "
+        f"  {terminal_text(system_label(step.submitter, step.accelerator) or '?')} "
         f"{terminal_text(step.benchmark)} {terminal_text(step.scenario)}: "
         f"x{step.from_accelerators} → x{step.to_accelerators}: speedup {step.speedup:#.4g}, "
         f"efficiency {step.efficiency:#.5g} (against x{step.smallest_accelerators}: "
@@ -303,7 +327,8 @@ def _echo_gain(gain: RoundGain) -> None:
         names = f"{names} → {terminal_text(gain.new_system)}{_availability(gain.new_availability)}"
     click.echo(
         f"  {terminal_text(gain.benchmark)} {terminal_text(gain.scenario)}: {names} ({sizes}): "
-        f"{gain.old_value:.6g} → {gain.new_value:.6g} {gain.unit}, {_ratio(gain.ratio)}"
+        f"{plain_number(gain.old_value)} → {plain_number(gain.new_value)} {gain.unit}, "
+        f"{_ratio(gain.ratio)}"
     )
     click.echo(f"    besides the software: {terminal_text(gain.besides)}")
 

@@ -28,7 +28,7 @@ from tracker.analyze.run import AnalysisOutcome
 from tracker.gate.items import KIND_SCALING, GateItem, base_item, item_state
 from tracker.gate.policy import GatePolicy
 from tracker.records.findings import SeriesInfo
-from tracker.records.keys import VersionPair
+from tracker.records.keys import VersionPair, system_label
 from tracker.stats.compare import Verdict
 from tracker.stats.scaling import (
     ScalingFinding,
@@ -38,17 +38,9 @@ from tracker.stats.scaling import (
     efficiency_text,
 )
 
-__all__ = ["scaling_items", "system_label"]
+__all__ = ["scaling_items"]
 
 SCALING_METRIC = "scaling_efficiency"
-
-
-def system_label(submitter: str, accelerator: str) -> str:
-    """``NVIDIA GB300`` for submitter NVIDIA and accelerator ``NVIDIA GB300`` (never
-    ``NVIDIA NVIDIA GB300``); ``HPE NVIDIA GB200`` for HPE."""
-    if not submitter or accelerator.casefold().startswith(submitter.casefold()):
-        return accelerator or submitter
-    return f"{submitter} {accelerator}".strip()
 
 
 def _efficiencies(groups: tuple[ScalingGroup, ...], version: str) -> dict[object, float]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["KEY_SEPARATOR", "SeriesKey", "VersionPair", "join_key", "split_key"]
+__all__ = ["KEY_SEPARATOR", "SeriesKey", "VersionPair", "join_key", "split_key", "system_label"]
 
 KEY_SEPARATOR = "|"
 """Between the parts of a key."""
@@ -83,3 +83,12 @@ class VersionPair:
 
     def __contains__(self, version: object) -> bool:
         return version in (self.baseline, self.candidate)
+
+
+def system_label(submitter: str | None, accelerator: str | None) -> str:
+    """A submitter's accelerator model in words: ``HPE NVIDIA GB200``, but ``NVIDIA GB300``
+    for NVIDIA's (never ``NVIDIA NVIDIA GB300``)."""
+    who, what = (submitter or "").strip(), (accelerator or "").strip()
+    if not who or what.casefold().startswith(who.casefold()):
+        return what or who
+    return f"{who} {what}".strip()
