@@ -57,6 +57,7 @@ from tracker.analyze.groupings import (
     size_family,
     twin_configuration,
 )
+from tracker.records.keys import systems_of
 from tracker.records.results import (
     AnalysisSample,
     Configuration,
@@ -64,7 +65,6 @@ from tracker.records.results import (
     ExtraValue,
     SystemRecord,
 )
-from tracker.records.selection import systems_of
 
 __all__ = [
     "CONFIGURATION_CHANGED",

@@ -14,8 +14,7 @@ from tracker.analyze.findings import KIND_SCALING
 from tracker.analyze.groupings import Cause, cause_of, group_by, where
 from tracker.analyze.run import AnalysisOutcome
 from tracker.records.findings import FindingRecord, StoredFinding
-from tracker.records.keys import join_key
-from tracker.records.selection import Selection, systems_of
+from tracker.records.keys import Selection, join_key, systems_of
 from tracker.stats import ComparisonRun, Reach, Verdict
 from tracker.stats.compare import FAMILIES
 from tracker.stats.defaults import SENSITIVITY_CHANGE

@@ -261,6 +261,7 @@ def findings_set_status(
     "kept, and one where the report writes a file stops it.",
 )
 @_settings_options(analyze=False)
+@selection_options
 @click.pass_context
 def report(
     ctx: click.Context,
@@ -269,6 +270,9 @@ def report(
     target: float | None,
     price_book: Path | None,
     efficiency_floor: float | None,
+    select_software: tuple[str, ...],
+    select_benchmark: tuple[str, ...],
+    select_system: tuple[str, ...],
 ) -> None:
     """Render the static HTML report (works from file://, no network needed).
 
@@ -279,7 +283,9 @@ def report(
     --out belongs to the tracker once it made it (its .report-files marker lists
     what it wrote); a non-empty folder without that marker is refused unless
     --force. A render replaces or removes only files it wrote that are unchanged
-    since, never the database nor anything outside --out.
+    since, never the database nor anything outside --out. --software,
+    --benchmark and --system (repeatable, shell globs) render the report of the
+    series they pick (one project's site).
 
     \b
     Example:
@@ -297,6 +303,12 @@ def report(
         echo_label(settings_line(chosen))
         with count_bar("report: analysing") as progress, writing_into(out):
             index = publish_report(
-                store, out, generated_at=now(), overrides=overrides, on_page=progress, force=force
+                store,
+                out,
+                generated_at=now(),
+                overrides=overrides,
+                on_page=progress,
+                force=force,
+                selection=selection_of(select_software, select_benchmark, select_system),
             )
     echo_label(f"Report: {index}")

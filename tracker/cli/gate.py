@@ -21,6 +21,7 @@ from tracker.text_safety import is_safe_link, terminal_text
 
 if TYPE_CHECKING:
     from tracker.gate.decision import GateResult
+    from tracker.records.keys import Selection
 
 
 @click.command()
@@ -113,29 +114,42 @@ def gate(
         tracker gate --candidate 2.0.13 --format junit > gate-junit.xml
         tracker gate --candidate 2.0.13 --format markdown --report-url https://ci.example/site
     """
-    from tracker.gate.decision import run_gate
-    from tracker.gate.policy import GatePolicy, load_policy, policy_warnings
-
     if comment and output_format != "markdown":
         raise click.UsageError("--comment goes with --format markdown")
     _check_links(report_url, report_dir)
-    links = report_url or report_dir
+    chosen = selection_of(select_software, select_benchmark, select_system)
+    result = _decide(ctx, policy, candidate, baseline, strict=strict, selection=chosen)
+    _echo_gate(result, output_format, links=report_url or report_dir, comment=comment,
+               verbose=verbose, show_missing=show_missing)  # fmt: skip
+    ctx.exit(result.exit_code)
+
+
+def _decide(
+    ctx: click.Context,
+    policy: Path | None,
+    candidate: str,
+    baseline: str | None,
+    *,
+    strict: bool,
+    selection: Selection,
+) -> GateResult:
+    """Read the policy (its warnings go to stderr) and decide the gate over the store."""
+    from tracker.gate.decision import run_gate
+    from tracker.gate.policy import GatePolicy, load_policy, policy_warnings
+
     rules = load_policy(policy) if policy is not None else GatePolicy()
     for warning in policy_warnings(rules):
         echo_label(f"Warning: {warning}", err=True)
     with open_store(ctx, reads_only=True) as store:
-        result = run_gate(
+        return run_gate(
             store,
             rules,
             candidate=candidate,
             baseline=baseline,
             today=datetime.now(UTC).date(),
             strict=strict,
-            selection=selection_of(select_software, select_benchmark, select_system),
+            selection=selection,
         )
-    _echo_gate(result, output_format, links=links, comment=comment, verbose=verbose,
-               show_missing=show_missing)  # fmt: skip
-    ctx.exit(result.exit_code)
 
 
 def _echo_gate(
@@ -149,8 +163,7 @@ def _echo_gate(
 ) -> None:
     """Print the verdict in ``output_format``; Markdown (not a comment's body) also goes to
     ``$GITHUB_STEP_SUMMARY`` when that is set."""
-    from tracker.gate.ci import gate_github, gate_junit
-    from tracker.gate.output import gate_json, gate_markdown
+    from tracker.gate.output import gate_github, gate_json, gate_junit, gate_markdown
 
     if output_format == "json":
         click.echo(gate_json(result, report=links))

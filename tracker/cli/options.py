@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 
 import click
 
-from tracker.records.selection import Selection
+from tracker.records.keys import Selection
 
 __all__ = ["format_option", "selection_of", "selection_options", "terminal_width"]
 
@@ -30,7 +30,7 @@ def format_option(*choices: str) -> Callable[[F], F]:
 
 def selection_options(command: F) -> F:
     """``--software``, ``--benchmark`` and ``--system`` (each repeatable, shell globs): the
-    ``selection`` parameter, a :class:`~tracker.records.selection.Selection`."""
+    ``selection`` parameter, a :class:`~tracker.records.keys.Selection`."""
 
     options = [
         click.option(

@@ -32,9 +32,8 @@ from tracker.analyze.platforms import (
     system_matches,
 )
 from tracker.cli.common import TrackerCommandError, open_store
-from tracker.records.keys import system_label
+from tracker.records.keys import Selection, system_label
 from tracker.records.results import AnalysisSample
-from tracker.records.selection import Selection
 from tracker.text_safety import terminal_text
 
 __all__ = ["compare", "systems"]
@@ -165,13 +164,7 @@ def compare(
     named = (*systems, *([reference] if reference else []))
     chosen = Selection(software=softwares, benchmark=benchmarks)
     samples, training = _stored(ctx, round_label, against_round, named, chosen, scenario)
-    if not any(s.version == round_label for s in samples):
-        raise TrackerCommandError(
-            f"no results of round {terminal_text(round_label)!r} stored (or selected)"
-        )
-    for name in named:
-        if not is_glob(name):
-            _check_unambiguous(samples, name, round_label, against_round)
+    _check_names(samples, named, round_label, against_round)
     rankings = rank_platforms(
         samples, round_label=round_label, systems=systems, reference=reference
     )
@@ -249,6 +242,19 @@ def _echo_comparison(
         )
         for gain in (g for g in gains if g.kind == kind):
             _echo_gain(gain)
+
+
+def _check_names(
+    samples: list[AnalysisSample], named: tuple[str, ...], round_label: str, against: str | None
+) -> None:
+    """The round has results selected, and each system named (not a glob) is one system."""
+    if not any(s.version == round_label for s in samples):
+        raise TrackerCommandError(
+            f"no results of round {terminal_text(round_label)!r} stored (or selected)"
+        )
+    for name in named:
+        if not is_glob(name):
+            _check_unambiguous(samples, name, round_label, against)
 
 
 def _check_unambiguous(

@@ -35,10 +35,10 @@ and decides:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from tracker.analyze.groupings import NOTHING_BUT_SOFTWARE
 from tracker.analyze.run import AnalysisOutcome, analyse
@@ -69,15 +69,14 @@ from tracker.gate.items import (
     invalid_items,
     item_state,
     missing_items,
+    scaling_items,
     sweep_points,
 )
 from tracker.gate.items import with_reasons as invalid_with_reasons
 from tracker.gate.policy import GatePolicy, stored_triage
-from tracker.gate.scaling import scaling_items
 from tracker.records.findings import SeriesInfo, StoredFinding
-from tracker.records.keys import VersionPair
+from tracker.records.keys import Selection, VersionPair, systems_of
 from tracker.records.results import OUTPUT_TOKENS_PER_S, AnalysisSample, SweepSample
-from tracker.records.selection import Selection, systems_of
 from tracker.stats.compare import Comparison, Verdict, blind_share
 from tracker.stats.defaults import SENSITIVITY_CHANGE, ComparePolicy
 from tracker.stats.significance import Method
@@ -417,9 +416,7 @@ def evaluate_gate(
         )
     items = _compared_items(outcome, policy, pair, compared_pair, today)
     items += _not_reached(outcome, policy, pair, today)
-    items += scaling_items(outcome, policy, pair, today)
-    items += found_invalid
-    items += changed
+    items += [*scaling_items(outcome, policy, pair, today), *found_invalid, *changed]
     expected, checks = expectation_items(outcome, policy, pair, compared_pair)
     items += expected
     compared = {c.key for c in compared_pair} | set(run.missing) | {i.key for i in found_invalid}
@@ -448,10 +445,22 @@ def evaluate_gate(
         baseline_series=baseline_series(outcome, pair.baseline, softwares),
         expectations=checks,
         sensitivity=_sensitivity(compared_pair),
-        softwares=tuple(sorted(softwares)),
-        has_sweeps=any(t.software in softwares and t.version in pair for t in outcome.targets),
-        has_scaling=any(g.version in pair for s in softwares for g in outcome.scaling.get(s, ())),
+        **_moot_settings(outcome, pair, softwares),
     )
+
+
+def _moot_settings(
+    outcome: AnalysisOutcome, pair: VersionPair, softwares: Collection[str]
+) -> dict[str, Any]:
+    """The software names gated, and whether the target and the efficiency floor mattered
+    to them (a microbenchmark gate names neither)."""
+    return {
+        "softwares": tuple(sorted(softwares)),
+        "has_sweeps": any(t.software in softwares and t.version in pair for t in outcome.targets),
+        "has_scaling": any(
+            g.version in pair for s in softwares for g in outcome.scaling.get(s, ())
+        ),
+    }
 
 
 def gate_settings(policy: GatePolicy) -> AnalysisSettings:

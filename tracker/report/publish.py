@@ -25,7 +25,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -33,13 +33,14 @@ from tracker.analyze.groupings import apply_rule, configuration_changes
 from tracker.analyze.platforms import PlatformRanking, rank_platforms
 from tracker.analyze.run import DEFAULT_SEED, AnalysisOutcome, analyse
 from tracker.analyze.settings import AnalysisSettings, ReportOverrides, report_settings, settings_of
-from tracker.records.findings import StoredFinding
-from tracker.records.keys import VersionPair
+from tracker.analyze.summary import finding_selected
+from tracker.records.keys import Selection, VersionPair, systems_of
 from tracker.records.results import (
     OUTPUT_TOKENS_PER_S,
     AnalysisSample,
     Configuration,
     SeriesPoint,
+    SweepSample,
     VersionInfo,
 )
 from tracker.report.inputs import (
@@ -182,27 +183,44 @@ class _Systems:
         return tuple(out)
 
 
+_Labelled = TypeVar("_Labelled", AnalysisSample, SweepSample, SeriesPoint)
+
+
+def _selected(items: Iterable[_Labelled], selection: Selection) -> Iterator[_Labelled]:
+    """The samples or points of the series ``selection`` picks."""
+    for item in items:
+        systems = systems_of(item.system_key, getattr(item, "system", ""))
+        if selection.matches(item.software, item.benchmark, systems):
+            yield item
+
+
+def _of(version: VersionInfo, selection: Selection) -> bool:
+    """Whether ``version`` belongs to a software ``selection`` picks."""
+    return not selection.software or selection.matches(version.software, "", ())
+
+
 def gather_report_input(
     store: Store,
     *,
     overrides: ReportOverrides | None = None,
     rng_seed: int = DEFAULT_SEED,
+    selection: Selection | None = None,
 ) -> ReportInput:
     """Everything the report shows, read from ``store`` and analysed (nothing is stored).
 
-    The analysis uses the settings (and price book) of the latest stored analysis,
-    else the defaults, with ``overrides`` over them. The points are read from
-    ``store`` and the pairs compared as the report reaches them: keep ``store``
-    open until the report is rendered, and render the input once.
-    """
+    The analysis uses the settings (and price book) of the latest stored analysis, else
+    the defaults, with ``overrides`` over them. The points are read from ``store`` and the
+    pairs compared as the report reaches them: keep ``store`` open until the report is
+    rendered, and render the input once. ``selection`` (``--software``, ``--benchmark``,
+    ``--system``): only the series it picks (and no MLPerf Training scores)."""
+    only = selection or Selection()
     chosen = report_settings(store.latest_analysis_settings(), overrides)
     conf = settings_of(chosen.run)
-    orders, versions = _ordered(store.list_versions())
-    systems = _Systems()
-    platforms = PlatformSamples()
-    sweeps = tuple(store.iter_sweep_samples(metric=OUTPUT_TOKENS_PER_S.name))
+    orders, versions = _ordered([v for v in store.list_versions() if _of(v, only)])
+    systems, platforms = _Systems(), PlatformSamples()
+    sweeps = tuple(_selected(store.iter_sweep_samples(metric=OUTPUT_TOKENS_PER_S.name), only))
     outcome = analyse(
-        platforms.watch(systems.watch(store.iter_analysis_samples())),
+        platforms.watch(systems.watch(_selected(store.iter_analysis_samples(), only))),
         sweeps,
         orders,
         settings=conf,
@@ -210,10 +228,10 @@ def gather_report_input(
         rng_seed=rng_seed,
         analysed_at=_EPOCH,
     )
-    stored: Sequence[StoredFinding] = store.list_findings()
+    stored = [f for f in store.list_findings() if finding_selected(f, only)]
 
     def read_points(order: PointOrder) -> Iterator[SeriesPoint]:
-        return store.iter_series_points(order=order)
+        return _selected(store.iter_series_points(order=order), only)
 
     return ReportInput(
         points=(),
@@ -235,7 +253,9 @@ def gather_report_input(
         target_tokens_per_s_per_user=conf.target_tokens_per_s_per_user,
         efficiency_floor=conf.efficiency_floor,
         settings=settings_used(chosen.run, chosen.overridden),
-        training=training_scores(store.iter_export_rows(software=TRAINING_SOFTWARE)),
+        training=training_scores(store.iter_export_rows(software=TRAINING_SOFTWARE))
+        if only.is_everything
+        else (),
         platforms=_rankings(platforms),
         stack_rankings=outcome.stack_rankings,
     )
@@ -258,8 +278,10 @@ def publish_report(
     overrides: ReportOverrides | None = None,
     on_page: Callable[[int, str], None] | None = None,
     force: bool = False,
+    selection: Selection | None = None,
 ) -> Path:
-    """Render the report of everything in ``store`` into ``out_dir``; return the index page.
+    """Render the report of everything in ``store`` (``selection``: of the series it picks)
+    into ``out_dir``; return the index page.
 
     ``overrides``: the report's own analysis options (see :func:`gather_report_input`).
     ``on_page(pages_written, relative_path)`` is called after each page (progress).
@@ -267,5 +289,5 @@ def publish_report(
     ``force`` (see :func:`tracker.report.render.check_output_folder`).
     """
     check_output_folder(out_dir, force=force)
-    data = gather_report_input(store, overrides=overrides)
+    data = gather_report_input(store, overrides=overrides, selection=selection)
     return render_site(data, out_dir, generated_at=generated_at, on_page=on_page, force=force)
