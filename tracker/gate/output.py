@@ -76,6 +76,7 @@ __all__ = [
     "gate_json",
     "gate_junit",
     "gate_markdown",
+    "gated_series",
     "gate_text",
     "issue_cells",
     "issue_line",
@@ -416,6 +417,7 @@ def gate_json(result: GateResult, *, report: str | None = None) -> str:
         "family_size": result.family_size,
         "family_method": result.family_method,
         "issues": [_issue_json(result, i, report) for i in result.issues],
+        "series": gated_series(result),
         "items": [_item_json(result, i, report) for i in result.items],
         "sensitivity": {
             "change_pct": 100.0 * result.sensitivity_change,
@@ -618,6 +620,21 @@ def _case(result: GateResult, key: str, case: tuple[str, str, GateIssue | None])
 
 def _attr(text: str) -> str:
     return quoteattr(xml_text(text))
+
+
+def gated_series(result: GateResult) -> list[dict[str, Any]]:
+    """Every gated series (the JUnit test cases), unchanged ones included: its key, its
+    state (``no change`` for a compared series the gate has nothing to say about), its
+    JUnit outcome (``passed``, ``failure``, ``skipped``) and its issue's finding id."""
+    return [
+        {
+            "key": key,
+            "state": issue.state if issue is not None else "no change",
+            "outcome": _outcome(result, issue),
+            "finding_id": issue.finding_id if issue is not None else None,
+        }
+        for key, (_classname, _name, issue) in sorted(_cases(result).items())
+    ]
 
 
 def gate_junit(result: GateResult) -> str:
