@@ -31,7 +31,7 @@ no better place). A failing series has a ``<failure>`` whose ``message`` is its
 issue's verdict line (the text format's line); a suspect or inconclusive one fails
 only under ``--strict`` (exit 3); one acknowledged or of a kind the policy does not
 fail on is ``<skipped>`` with the reason. The layout is the one GitLab, Jenkins and
-Buildkite read (``tests/data/junit.xsd`` is the schema the tests validate against).
+Buildkite read (``tests/data/junit/junit.xsd`` is the schema the tests validate against).
 
 **GitHub annotations** (:func:`gate_github`): one workflow command per line —
 ``::error`` for each failing issue, ``::warning`` for suspect and inconclusive ones,
