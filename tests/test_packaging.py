@@ -175,6 +175,18 @@ def test_the_distribution_has_a_name_of_its_own_and_the_command_stays_tracker(
     assert metadata["Provides-Extra"] == "postgres"
 
 
+def test_the_wheel_metadata_is_complete(wheel: Path) -> None:
+    metadata = Parser().parsestr(_dist_info_file(wheel, "METADATA"))
+    assert metadata["License-Expression"] == "Apache-2.0 AND MIT"
+    urls = dict(u.split(", ", 1) for u in metadata.get_all("Project-URL") or [])
+    assert set(urls) >= {"Homepage", "Documentation", "Changelog", "Issues"}
+    assert all(url.startswith("https://") for url in urls.values())
+    classifiers = metadata.get_all("Classifier") or []
+    assert "Programming Language :: Python :: 3.11" in classifiers
+    assert metadata["Author"] and metadata["Requires-Python"] == ">=3.11"
+    assert metadata["Description-Content-Type"] == "text/markdown"
+
+
 def test_the_license_is_the_apache_license_2_0_text_and_ships_with_both_archives(
     sdist: Path, wheel: Path
 ) -> None:
