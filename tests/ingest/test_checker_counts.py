@@ -122,6 +122,7 @@ def test_amd_counts_are_the_checkers_96_and_88_in_either_order(
     ).stdout
     line = next(ln for ln in ranking.splitlines() if "94xMI355X" in ln)
     assert "96 × AMD Instinct MI355X 288GB HBM3e (x94) (the description says 94)" in line
-    found = re.search(r"([0-9.e+]+) per accelerator \(([0-9.e+]+) total\)", line)
+    found = re.search(r"([0-9.,]+) per accelerator \(([0-9.,]+) total\)", line)
     assert found is not None, line
-    assert float(found[1]) == pytest.approx(float(found[2]) / 96, rel=1e-5)
+    per, total = (float(found[n].replace(",", "")) for n in (1, 2))
+    assert per == pytest.approx(total / 96, rel=1e-5)

@@ -26,3 +26,11 @@ def export(database_url: str, cache: Path) -> list[Row]:
     assert result.exit_code == 0, result.output
     rows: list[Row] = json.loads(result.stdout)
     return rows
+
+
+def stored_nothing(database_url: str, cache: Path) -> bool:
+    """Whether nothing is stored: a SQLite file a failed command never created (it leaves
+    no empty database behind), or a database without results."""
+    if database_url.startswith("sqlite:///") and not Path(database_url[10:]).exists():
+        return True
+    return export(database_url, cache) == []

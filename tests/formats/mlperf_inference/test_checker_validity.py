@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from tests.support.cli_rows import export, tracker
+from tests.support.cli_rows import export, stored_nothing, tracker
 from tracker.errors import ParseError
 from tracker.formats.loadgen.parse import Entry
 from tracker.formats.mlperf_inference.parse import primary_metric, scenario_reasons
@@ -165,7 +165,7 @@ def test_strict_refuses_a_scenario_the_checker_does_not_allow(
     result = tracker(database_url, cache, "ingest", "--strict", str(pointpainting_round))
     assert result.exit_code == 2, result.output
     assert "the submission checker rejects it" in result.output
-    assert exported(database_url, cache) == {}
+    assert stored_nothing(database_url, cache)
 
 
 def test_the_open_division_is_not_held_to_the_scenario_table(

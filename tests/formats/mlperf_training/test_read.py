@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from tests.ingest.test_pull import Served, serve
-from tests.support.cli_rows import export, tracker
+from tests.support.cli_rows import export, stored_nothing, tracker
 from tests.support.training_folders import too_many_not_converged
 from tracker.analyze.run import run_analysis
 from tracker.ingest.run import pull_round, read_job, round_repository
@@ -246,7 +246,7 @@ def test_malformed_logs_are_errors_with_file_and_line_and_strict_stores_nothing(
     strict = tracker(url, tmp_path / "cache", "ingest", "--strict", str(root))
     assert strict.exit_code == 2
     assert "result_0.txt: line 6: the :::MLLOG payload is not JSON" in strict.output
-    assert export(url, tmp_path / "cache") == []
+    assert stored_nothing(url, tmp_path / "cache")
     loose = tracker(url, tmp_path / "cache", "ingest", str(root))
     assert loose.exit_code == 2
     assert "result_0.txt: line 6: the :::MLLOG payload is not JSON" in loose.output

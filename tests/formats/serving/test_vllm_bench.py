@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from tests.support.cli_rows import stored_nothing
 from tests.support.serving_cli import counts, export, ingest, ingest_ok, load_json, primary_rows
 from tracker.errors import ParseError
 from tracker.formats.serving.parse_vllm import parse_vllm_result
@@ -137,4 +138,4 @@ def test_labels_are_required(database_url: str, shared_data: Path) -> None:
     result = ingest(database_url, shared_data / FORK / "fake-llm_isl256_osl64_conc1.json")
     assert result.exit_code == 2
     assert "do not name the system; pass --system" in result.stderr
-    assert export(database_url) == []
+    assert stored_nothing(database_url, Path(database_url[10:]).parent / "cache")
