@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from tests.support.cli_rows import stored_nothing
-from tests.support.serving_cli import counts, export, ingest, ingest_ok, load_json, primary_rows
+from tests.support.serving_cli import counts, ingest, ingest_ok, load_json, primary_rows
 from tracker.errors import ParseError
 from tracker.formats.serving.parse_vllm import parse_vllm_result
 
