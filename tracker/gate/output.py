@@ -510,7 +510,7 @@ def missing_summary(issues: Sequence[GateIssue]) -> list[TextLine]:
     lines = []
     for benchmark, members in ranked[:MISSING_LINES]:
         state = min((m.state for m in members), key=lambda s: STATE_ORDER.get(s, 9))
-        systems = sorted({m.system for m in members})
+        systems = sorted({m.system.removeprefix("/") for m in members})
         scenarios = ", ".join(sorted({m.scenario for m in members if m.scenario}))
         example = f"; e.g. {systems[0]}" + (f" ({scenarios})" if scenarios else "")
         if all(m.detail == NO_ACCELERATOR_COUNT for m in members):
