@@ -8,7 +8,7 @@ BIN := $(VENV)/bin
 RUNTIME_STAMP := $(VENV)/.installed-runtime
 DEV_STAMP := $(VENV)/.installed-dev
 
-.PHONY: demo test fuzz lint bench check-oracle install install-dev clean
+.PHONY: demo test fuzz lint bench check-oracle install install-dev clean screenshots
 
 $(BIN)/python:
 	@echo "==> Creating the virtual environment $(VENV) with $(PYTHON)"
@@ -72,4 +72,9 @@ check-oracle: $(RUNTIME_STAMP) $(ORACLE_STAMP)
 	$(BIN)/python -m tests.oracle.check --oracle-python $(ORACLE_VENV)/bin/python $(ORACLE_ROUNDS)
 
 clean:
-	rm -rf $(VENV) $(ORACLE_VENV) demo build dist .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(ORACLE_VENV) demo screenshots build dist .pytest_cache .mypy_cache .ruff_cache
+
+# A screenshot of every kind of report page at 1400 and 390 px (demo and shared rounds) in
+# screenshots/, for review; not part of `make test` or CI.
+screenshots: $(DEV_STAMP)
+	$(BIN)/python scripts/screenshots.py --out screenshots

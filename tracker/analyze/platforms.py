@@ -174,6 +174,10 @@ class RoundGain:
     besides: str = ""
     old_availability: str | None = None
     new_availability: str | None = None
+    old_system_key: str = ""
+    """The old side's identity (``submitter/name``, and the division unless closed)."""
+    new_system_key: str = ""
+    """The new side's identity."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -398,6 +402,8 @@ def _gain(case: _Case, before: _Entry, after: _Entry, rounds: tuple[str, str]) -
         besides=besides.text,
         old_availability=before.availability,
         new_availability=after.availability,
+        old_system_key=before.system_key,
+        new_system_key=after.system_key,
     )
 
 

@@ -25,6 +25,9 @@ __all__ = [
     "evidence_items",
     "evidence_json",
     "format_change",
+    "format_compact",
+    "format_ratio",
+    "ratio_class",
     "format_configuration_change",
     "format_twins",
     "format_ci",
@@ -77,6 +80,43 @@ def format_value(value: float, unit: str) -> str:
     """A number followed by its unit: ``1,997 tokens/s``."""
     number = format_number(value)
     return f"{number} {unit}" if unit else number
+
+
+def format_compact(value: float) -> str:
+    """A number in at most 4 characters and a suffix, for a matrix cell: ``9.07k``, ``653k``,
+    ``2.49M``, ``760.6``; the exact figure goes in the cell's title.
+
+    >>> format_compact(9066.0), format_compact(652750.0), format_compact(2494310.0)
+    ('9.07k', '653k', '2.49M')
+    """
+    magnitude = abs(value)
+    if not math.isfinite(value) or magnitude < 999.5:
+        return format_number(value)
+    if magnitude < 999_500:
+        return f"{value / 1e3:.3g}k"
+    if magnitude < 999_500_000:
+        return f"{value / 1e6:.3g}M"
+    return f"{value / 1e9:.3g}G"
+
+
+def format_ratio(value: float | None) -> str:
+    """A ratio to a reference in 3 significant digits: ``0.388×``, ``1×``, ``2.57×``."""
+    if value is None or not math.isfinite(value):
+        return _NO_VALUE
+    return f"{value:.3g}×"
+
+
+RATIO_BANDS = (0.95, 0.8, 0.6, 0.4)
+"""Lower bounds of the colour bands of a ratio to the leader, best first."""
+
+
+def ratio_class(value: float) -> str:
+    """The CSS class colouring a ratio to the leader: ``ratio-5`` (0.95 and above, the
+    leader's band) down to ``ratio-1`` (under 0.4); a sequential scale, not a verdict."""
+    for index, bound in enumerate(RATIO_BANDS):
+        if value >= bound:
+            return f"ratio-{len(RATIO_BANDS) + 1 - index}"
+    return "ratio-1"
 
 
 def format_range(low: float, high: float, unit: str) -> str:
@@ -452,6 +492,9 @@ FILTERS: Mapping[str, Callable[..., Any]] = {
     "format_versions": format_versions,
     "sort_value": sort_value,
     "format_count": format_count,
+    "format_compact": format_compact,
+    "format_ratio": format_ratio,
+    "ratio_class": ratio_class,
     "format_direction": format_direction,
     "format_invalid": format_invalid,
     "format_label": format_label,

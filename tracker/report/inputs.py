@@ -62,11 +62,12 @@ from tracker.stats import ChangePointResult, ComparisonRun, ScalingFinding, Scal
 from tracker.stats import SeriesSamples as SeriesSamples
 
 if TYPE_CHECKING:
-    from tracker.analyze.platforms import PlatformRanking
+    from tracker.analyze.platforms import PlatformRanking, RoundGain
 
 __all__ = [
     "PairRun",
     "PointOrder",
+    "PowerResult",
     "PriceRow",
     "RUN_METRIC",
     "ReportInput",
@@ -77,6 +78,7 @@ __all__ = [
     "TrainingRun",
     "TrainingScore",
     "point_groups",
+    "power_result",
     "settings_used",
     "training_scores",
 ]
@@ -270,6 +272,47 @@ def training_scores(rows: Iterable[ExportRow]) -> tuple[TrainingScore, ...]:
     )
 
 
+@dataclass(frozen=True, slots=True)
+class PowerResult:
+    """One stored result with the power measured while it ran (MLPerf power results)."""
+
+    round: str
+    benchmark: str
+    scenario: str
+    system: str
+    system_key: str
+    value: float
+    """The performance result."""
+    unit: str
+    power_w: float
+    """The mean power of the system under test, in watts."""
+    accelerators: int | None = None
+    division: str = ""
+    availability: str = ""
+
+
+def power_result(row: ExportRow) -> PowerResult | None:
+    """The result of ``row`` with its measured power (watts, the official figure first),
+    or ``None`` when it has none, is invalid or is not a throughput."""
+    extra = row.extra
+    power = _number(extra, "official_power_w") or _number(extra, "power_w")
+    if power is None or power <= 0 or not row.valid or not row.higher_is_better:
+        return None
+    system = SystemRecord(name=row.system, submitter=row.submitter, division=row.division)
+    return PowerResult(
+        round=row.round or row.software_version,
+        benchmark=row.benchmark,
+        scenario=row.scenario,
+        system=row.system,
+        system_key=system.platform_key,
+        value=row.value,
+        unit=row.unit,
+        power_w=power,
+        accelerators=row.accelerators_total,
+        division=row.division or "",
+    )
+
+
 PointOrder = Literal["benchmark", "system"]
 """How a pass over the points groups them: by benchmark and scenario, or by system."""
 
@@ -356,6 +399,11 @@ class ReportInput:
     platform pages; ranked by :mod:`tracker.report.publish`)."""
     stack_rankings: tuple[StackRanking, ...] = ()
     """Software stacks of one platform within a round, ranked (the platform pages)."""
+    round_gains: tuple[RoundGain, ...] = ()
+    """Each round against the one before it (:func:`tracker.analyze.platforms.round_gains`):
+    the round pages' "what moved"."""
+    power: tuple[PowerResult, ...] = ()
+    """Results with measured power (the round pages' performance per watt)."""
 
 
 def _group_key(order: PointOrder) -> Callable[[SeriesPoint], tuple[str, ...]]:

@@ -30,7 +30,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from tracker.analyze.groupings import apply_rule, configuration_changes
-from tracker.analyze.platforms import PlatformRanking, rank_platforms
+from tracker.analyze.platforms import PlatformRanking, RoundGain, rank_platforms, round_gains
 from tracker.analyze.run import DEFAULT_SEED, AnalysisOutcome, analyse
 from tracker.analyze.settings import AnalysisSettings, ReportOverrides, report_settings, settings_of
 from tracker.analyze.summary import finding_selected
@@ -47,8 +47,10 @@ from tracker.report.inputs import (
     TRAINING_SOFTWARE,
     PairRun,
     PointOrder,
+    PowerResult,
     ReportInput,
     SystemInfo,
+    power_result,
     settings_used,
     training_scores,
 )
@@ -62,6 +64,8 @@ from tracker.versions import version_orders, version_sort_key
 __all__ = ["gather_report_input", "publish_report", "version_pairs"]
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+MLPERF_INFERENCE = "mlperf-inference"
+"""The software name of MLPerf Inference rounds (the only results with power, so far)."""
 
 
 def _ordered(
@@ -258,6 +262,8 @@ def gather_report_input(
         else (),
         platforms=_rankings(platforms),
         stack_rankings=outcome.stack_rankings,
+        round_gains=_round_gains(platforms),
+        power=_power(store),
     )
 
 
@@ -268,6 +274,23 @@ def _rankings(platforms: PlatformSamples) -> tuple[PlatformRanking, ...]:
         for round_label, ranked in sorted(platforms.by_round().items())
         for ranking in rank_platforms(ranked, round_label=round_label)
     )
+
+
+def _round_gains(platforms: PlatformSamples) -> tuple[RoundGain, ...]:
+    """Each round against the one before it (in version order): the same systems' results."""
+    by_round = platforms.by_round()
+    rounds = sorted(by_round, key=version_sort_key)
+    return tuple(
+        gain
+        for old, new in zip(rounds, rounds[1:], strict=False)
+        for gain in round_gains([*by_round[old], *by_round[new]], old_round=old, new_round=new)
+    )
+
+
+def _power(store: Store) -> tuple[PowerResult, ...]:
+    """The MLPerf Inference results stored with their measured power."""
+    found = (power_result(row) for row in store.iter_export_rows(software=MLPERF_INFERENCE))
+    return tuple(p for p in found if p is not None)
 
 
 def publish_report(

@@ -63,7 +63,7 @@ import os
 import secrets
 import shutil
 import stat
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -474,8 +474,24 @@ CHART_JS_SHA256 = "99784e3abfb07b142a15e521a439e6d9addceadb3f79553fd24c72774f064
 _PIECES_PER_WRITE = 4096
 
 
-def build_environment() -> Environment:
-    """The Jinja environment for the report templates, with the report filters.
+NAV: tuple[tuple[str, str], ...] = (
+    ("Overview", "index.html"),
+    ("Benchmarks", "index.html#benchmarks"),
+    ("Systems", "index.html#systems"),
+    ("Comparisons", "index.html#comparisons"),
+    ("Findings", "findings.html"),
+    ("Scaling", "scaling.html"),
+    ("Serving", "serving.html"),
+    ("Platforms", "index.html#platforms"),
+    ("Training", "training.html"),
+)
+"""The navigation of every page, (text, path from the site root); a site leaves out the
+kinds of data it does not have (:func:`tracker.report.site.site_nav`)."""
+
+
+def build_environment(nav: Sequence[tuple[str, str]] = NAV) -> Environment:
+    """The Jinja environment for the report templates, with the report filters and the
+    navigation ``nav`` (text, path from the site root) of every page.
 
     Everything is escaped and a missing variable raises instead of rendering empty.
     """
@@ -488,6 +504,7 @@ def build_environment() -> Environment:
         lstrip_blocks=True,
     )
     environment.filters.update(FILTERS)
+    environment.globals["nav"] = tuple(nav)
     return environment
 
 

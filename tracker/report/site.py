@@ -51,6 +51,7 @@ from tracker.report.pages.compare import (
 from tracker.report.pages.findings import build_findings_pages, build_scaling_page
 from tracker.report.pages.overview import GainRow, build_overview_page, pair_gains, pair_headline
 from tracker.report.pages.platforms import build_platform_pages
+from tracker.report.pages.rounds import build_round_pages, round_href
 from tracker.report.pages.series import (
     SeriesContext,
     build_benchmark_page,
@@ -59,9 +60,9 @@ from tracker.report.pages.series import (
 )
 from tracker.report.pages.serving import build_serving_page
 from tracker.report.pages.training import build_training_pages, training_lines
-from tracker.report.render import PageWriter, staged_site
+from tracker.report.render import NAV, PageWriter, staged_site
 
-__all__ = ["render_site", "system_names"]
+__all__ = ["render_site", "site_nav", "system_names"]
 
 
 @dataclass(slots=True)
@@ -94,6 +95,28 @@ def system_names(data: ReportInput) -> SystemNames:
     if data.systems:
         return SystemNames((s.key or s.name, s.name) for s in data.systems)
     return SystemNames((p.system_key or p.system, p.system) for p in data.points)
+
+
+def site_nav(data: ReportInput) -> tuple[tuple[str, str], ...]:
+    """The navigation of a site of ``data``: the kinds of data it has, no link to a page
+    of a kind it lacks (no Training link without Training results), and the newest
+    round at a glance where there are MLPerf rounds."""
+    absent = set()
+    if not data.training:
+        absent.add("Training")
+    if not (data.targets or data.sweep_points):
+        absent.add("Serving")
+    if not (data.scaling or data.scaling_issues):
+        absent.add("Scaling")
+    if not data.platforms:
+        absent.add("Platforms")
+    nav = [(text, href) for text, href in NAV if text not in absent]
+    rounds = [r.round for r in data.platforms]
+    if rounds:
+        order = {v.version: i for i, v in enumerate(data.versions)}
+        newest = max(rounds, key=lambda v: (order.get(v, -1), v))
+        nav.insert(1, ("Rounds", round_href(newest)))
+    return tuple(nav)
 
 
 def _benchmark_pass(ctx: SeriesContext, out: PageWriter, results: CsvFile) -> _Totals:
@@ -196,6 +219,7 @@ def render_site(
 
 
 def _render(data: ReportInput, out: PageWriter, *, generated_at: str) -> None:
+    out.environment.globals["nav"] = site_nav(data)
     names = system_names(data)
     findings = finding_rows(data.findings, names, floor=data.efficiency_floor)
     points = cause_points(data.infos.values())
@@ -231,6 +255,16 @@ def _render(data: ReportInput, out: PageWriter, *, generated_at: str) -> None:
     ):
         out.page(href, "platforms.html", platform_page)
         platforms[href] = platform_page.round
+    rounds = {}
+    for href, round_page in build_round_pages(
+        data,
+        names,
+        generated_at=generated_at,
+        is_example=example,
+        platforms={label: h for h, label in platforms.items()},
+    ):
+        out.page(href, "round.html", round_page)
+        rounds[href] = round_page.round
     counts = totals.counts()
     overview = build_overview_page(
         data,
@@ -246,6 +280,7 @@ def _render(data: ReportInput, out: PageWriter, *, generated_at: str) -> None:
         gains=gains,
         training=training,
         platforms=platforms,
+        rounds=rounds,
     )
     out.page("index.html", "index.html", overview)
     status: dict[str, int] = {}
@@ -264,6 +299,7 @@ def _render(data: ReportInput, out: PageWriter, *, generated_at: str) -> None:
             "findings": finding_pages,
             "training": {href: page.benchmark for href, page in training_pages},
             "platforms": platforms,
+            "rounds": rounds,
         },
         comparisons=pairs,
         scaling=scaling,

@@ -226,6 +226,8 @@ class OverviewPage(Page):
     """Every system page."""
     platforms: tuple[PageLink, ...] = ()
     """Every round's platform comparison per accelerator, by round."""
+    rounds: tuple[PageLink, ...] = ()
+    """Every round at a glance (its accelerator × benchmark matrix), by round."""
     training: tuple[TrainingLine, ...] = ()
     """MLPerf Training gains and scaling in words, the first 20."""
     training_total: int = 0
@@ -376,6 +378,7 @@ def build_overview_page(
     points: CausePoints | None = None,
     training: Sequence[TrainingLine] = (),
     platforms: Mapping[str, str] | None = None,
+    rounds: Mapping[str, str] | None = None,
 ) -> OverviewPage:
     """The overview; ``benchmarks`` and ``systems`` map page paths to their titles.
 
@@ -412,6 +415,7 @@ def build_overview_page(
         systems=tuple(PageLink(t, h) for h, t in sorted(systems.items(), key=_by_text)),
         training=tuple(training[:MAX_OVERVIEW_LINES]),
         platforms=tuple(PageLink(t, h) for h, t in (platforms or {}).items()),
+        rounds=tuple(PageLink(t, h) for h, t in (rounds or {}).items()),
         training_total=len(training),
         settings=data.settings,
     )
