@@ -29,6 +29,8 @@ __all__ = [
     "bar_chart",
     "label",
     "line_trace",
+    "log_axis",
+    "ranked_bar_chart",
     "marker_trace",
     "wrap_title",
     "xy_chart",
@@ -267,6 +269,47 @@ def bar_chart(
         "height": height,
         "margin": {"l": 20, "r": 20, "t": 10, "b": 40},
         "xaxis": _axis(x_title, zeroline=True),
+        "yaxis": {"automargin": True, "autorange": "reversed", "type": "category"},
+        "paper_bgcolor": "#ffffff",
+        "plot_bgcolor": "#ffffff",
+    }
+    return Chart(id=chart_id, title=title, spec={"data": [trace], "layout": layout})
+
+
+def log_axis(**extra: Any) -> Spec:
+    """A log axis labelled at powers of ten only (no crowded minor-tick labels 2…9)."""
+    return {"type": "log", "dtick": 1, "minor": {"showgrid": False}, **extra}
+
+
+def ranked_bar_chart(
+    chart_id: str,
+    title: str,
+    names: Sequence[str],
+    values: Sequence[float],
+    *,
+    x_title: str,
+    hover: Sequence[str],
+    log: bool = False,
+) -> Chart:
+    """Horizontal bars in the order given (best first, at the top), one neutral colour:
+    a ranking, not a verdict. ``log``: a log axis (values far apart)."""
+    trace = {
+        "type": "bar",
+        "orientation": "h",
+        "y": [label(n) for n in names],
+        "x": [_num(v) for v in values],
+        "text": [label(h) for h in hover],
+        "hovertemplate": "%{text}<extra></extra>",
+        "textposition": "none",
+        "marker": {"color": _COLORS[0]},
+    }
+    height = max(220, 24 * len(names) + 90)
+    x_axis = _axis(x_title + (" (log scale)" if log else ""), **(log_axis() if log else {}))
+    layout: Spec = {
+        "font": _FONT,
+        "height": height,
+        "margin": {"l": 20, "r": 20, "t": 10, "b": 40},
+        "xaxis": x_axis,
         "yaxis": {"automargin": True, "autorange": "reversed", "type": "category"},
         "paper_bgcolor": "#ffffff",
         "plot_bgcolor": "#ffffff",

@@ -90,6 +90,21 @@ class SeriesTable:
     rows: tuple[SeriesRow, ...]
     """Series, sorted by system, benchmark, scenario, workload, metric."""
 
+    @property
+    def metric_count(self) -> int:
+        """Distinct metrics of the rows (one: the table names it once, not per row)."""
+        return len({(row.metric, row.unit) for row in self.rows})
+
+    @property
+    def has_workloads(self) -> bool:
+        """Whether any row has a workload (else no workload column)."""
+        return any(row.workload for row in self.rows)
+
+    @property
+    def has_example(self) -> bool:
+        """Whether any row holds example data (said once, above the table)."""
+        return any(row.is_example for row in self.rows)
+
 
 @dataclass(frozen=True, slots=True)
 class PageCounts:

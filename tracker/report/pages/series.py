@@ -37,7 +37,16 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from tracker.records.results import SeriesPoint
-from tracker.report.charts import Chart, Spec, label, line_trace, marker_trace, xy_chart
+from tracker.report.charts import (
+    Chart,
+    Spec,
+    label,
+    line_trace,
+    log_axis,
+    marker_trace,
+    ranked_bar_chart,
+    xy_chart,
+)
 from tracker.report.common import (
     FindingRow,
     Page,
@@ -48,9 +57,16 @@ from tracker.report.common import (
     key_lookup,
 )
 from tracker.report.context import Cell, SeriesRow, SeriesTable, build_index_page
-from tracker.report.filters import format_change, format_range, format_repeats
+from tracker.report.filters import format_change, format_range, format_repeats, format_value
 from tracker.report.inputs import ReportInput, SystemInfo
 from tracker.report.issues import FindingIssue, cause_points, finding_issues
+from tracker.report.pages.ranking import (
+    MAX_BARS,
+    RankedTable,
+    lined_rows,
+    newest_index,
+    ranked_tables,
+)
 
 __all__ = [
     "BenchmarkPage",
@@ -133,11 +149,40 @@ def _chart(
     )
 
 
+def _per_accelerator_bars(
+    chart_id: str, table: SeriesTable, metric: str, unit: str, rows: Sequence[tuple[SeriesRow, int]]
+) -> Chart | None:
+    """The newest version's results per accelerator, ranked (no system has two versions)."""
+    index = newest_index([row for row, _n in rows])
+    if index is None:
+        return None
+    found = [(row, c.median / n, n) for row, n in rows if (c := row.cells[index]) is not None]
+    found.sort(key=lambda t: (-t[1], t[0].system))
+    shown = found[:MAX_BARS]
+    names = [f"{row.system} · {n} accelerators" for row, _v, n in shown]
+    values = [v for _row, v, _n in shown]
+    more = f", the best {len(shown)} of {len(found)}" if len(found) > len(shown) else ""
+    return ranked_bar_chart(
+        chart_id,
+        f"{table.software} {table.versions[index]}: {metric} per accelerator, ranked"
+        f" ({unit} ÷ accelerators, higher is better){more}",
+        names,
+        values,
+        x_title=f"{unit} per accelerator",
+        hover=[
+            f"{n}: {format_value(v, unit)} per accelerator"
+            for n, v in zip(names, values, strict=True)
+        ],
+        log=bool(values) and min(values) > 0 and max(values) / min(values) > 30.0,
+    )
+
+
 def per_accelerator_charts(
     tables: Sequence[SeriesTable], systems: Mapping[str, SystemInfo]
 ) -> tuple[Chart, ...]:
     """Per software and throughput metric, each system's result per accelerator (see the
-    module docstring); ``systems``: the systems' descriptions by key."""
+    module docstring); ``systems``: the systems' descriptions by key. Lines for the systems
+    with two versions or more (the best :data:`MAX_LINES`), else the newest version ranked."""
     charts: list[Chart] = []
     for table in tables:
         metrics = {row.metric for row in table.rows}
@@ -149,8 +194,20 @@ def per_accelerator_charts(
         for (metric, unit), rows in sorted(groups.items()):
             if all(count == 1 for _row, count in rows):
                 continue
-            charts.append(_chart(f"chart-acc-{len(charts) + 1}", table, metric, unit, rows))
+            chart_id = f"chart-acc-{len(charts) + 1}"
+            lined = set(map(id, lined_rows([row for row, _n in rows])))
+            kept = [(row, n) for row, n in rows if id(row) in lined]
+            if kept:
+                kept.sort(key=lambda rn: _per_accelerator_order(*rn))
+                charts.append(_chart(chart_id, table, metric, unit, kept))
+            elif (bars := _per_accelerator_bars(chart_id, table, metric, unit, rows)) is not None:
+                charts.append(bars)
     return tuple(charts)
+
+
+def _per_accelerator_order(row: SeriesRow, count: int) -> tuple[float, str]:
+    last = next((c for c in reversed(row.cells) if c is not None), None)
+    return (-(last.median / count) if last is not None else 0.0, row.system)
 
 
 MAX_FINDINGS = 50
@@ -185,6 +242,8 @@ class BenchmarkPage(Page):
     """How many there are in all (issues)."""
     systems: tuple[PageLink, ...]
     """The systems measured here."""
+    ranked: tuple[RankedTable, ...] = ()
+    """Per software and metric, the newest version's results best first."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -315,6 +374,110 @@ def _names(rows: Sequence[SeriesRow], by_system: bool) -> tuple[list[str], str]:
     return names, " · ".join(shared)
 
 
+def _line_chart(
+    chart_id: str,
+    table: SeriesTable,
+    group: tuple[str, str, bool],
+    rows: Sequence[SeriesRow],
+    lookup: Mapping[RowKey, list[str]],
+    marks: Marks,
+    *,
+    by_system: bool,
+) -> Chart:
+    """One software and metric across versions: a line per row (a configuration)."""
+    metric, unit, hib = group
+    axis = {"type": "category", "categoryorder": "array", "categoryarray": list(table.versions)}
+    traces = []
+    marked = []
+    names, shared = _names(rows, by_system)
+    for index, (row, name) in enumerate(zip(rows, names, strict=True)):
+        ys, trace = _row_trace(row, name, table.versions, index, unit, hib, by_system=by_system)
+        traces.append(trace)
+        keys = lookup.get((table.software, *_labels(row)), [])
+        marked.append((table.versions, ys, [m for k in keys for m in marks.get(k, [])]))
+    traces.extend(_mark_traces(marked))
+    y_axis = log_axis() if by_system and _spread(rows) > 30.0 else None
+    of = f" · {shared}" if shared else ""
+    if by_system:
+        title = f"{table.software}: {metric} ({unit}, {_direction(hib)}){of}"
+        y_title = f"{metric} ({unit})"
+    else:
+        title = f"{table.software}: {metric} relative to the first version (↑ better){of}"
+        y_title = "× first version (↑ better)"
+    return xy_chart(
+        chart_id,
+        title,
+        traces,
+        x_title=f"{table.software} version",
+        y_title=y_title + (" (log scale)" if y_axis else ""),
+        x_axis=axis,
+        y_axis=y_axis,
+    )
+
+
+def _row_trace(
+    row: SeriesRow,
+    name: str,
+    versions: Sequence[str],
+    index: int,
+    unit: str,
+    hib: bool,
+    *,
+    by_system: bool,
+) -> tuple[list[float | None], Spec]:
+    """The y values of a row's line and the line (medians, or relative to the first)."""
+    medians = [cell.median if cell else None for cell in row.cells]
+    texts = [_point_text(cell, unit) for cell in row.cells]
+    if by_system:
+        ys = medians
+        hover = "%{x}: <b>%{y:,.4~g} " + label(unit) + "</b><br>%{text}"
+        spread: tuple[list[float | None], list[float | None]] = (
+            [c.min if c else None for c in row.cells],
+            [c.max if c else None for c in row.cells],
+        )
+    else:
+        ys = _relative(medians, hib)
+        hover = "%{x}: <b>%{y:.3f}×</b> the first version<br>%{text}"
+        spread = _relative_spread(row, hib)
+    trace = line_trace(
+        name,
+        versions,
+        ys,
+        index=index,
+        hover=hover,
+        spread=spread if _has_spread(row) else None,
+        text=texts,
+    )
+    return ys, trace
+
+
+def _bar_chart(
+    chart_id: str, table: SeriesTable, group: tuple[str, str, bool], rows: Sequence[SeriesRow]
+) -> Chart | None:
+    """The newest version's results of one metric ranked, when no configuration has two
+    versions (a line would be a dot)."""
+    metric, unit, hib = group
+    index = newest_index(rows)
+    if index is None:
+        return None
+    present = [(r, c) for r in rows if (c := r.cells[index]) is not None]
+    ranked = sorted(present, key=lambda rc: (-rc[1].median if hib else rc[1].median, rc[0].system))
+    version = table.versions[index]
+    shown = ranked[:MAX_BARS]
+    more = f", the best {len(shown)} of {len(ranked)}" if len(ranked) > len(shown) else ""
+    names = [" · ".join(p for p in (r.system, r.workload) if p) for r, _c in shown]
+    values = [c.median for _r, c in shown]
+    return ranked_bar_chart(
+        chart_id,
+        f"{table.software} {version}: {metric} ranked ({unit}, {_direction(hib)}){more}",
+        names,
+        values,
+        x_title=f"{metric} ({unit})",
+        hover=[f"{n}: {format_value(v, unit)}" for n, v in zip(names, values, strict=True)],
+        log=bool(values) and min(values) > 0 and max(values) / min(values) > 30.0,
+    )
+
+
 def _charts(
     tables: Sequence[SeriesTable],
     lookup: Mapping[RowKey, list[str]],
@@ -322,59 +485,19 @@ def _charts(
     *,
     by_system: bool,
 ) -> tuple[Chart, ...]:
+    """Per software and metric: lines of the configurations with two versions or more (the
+    best :data:`MAX_LINES`), else (benchmark pages) the newest version's results ranked."""
     charts: list[Chart] = []
     for table in tables:
-        axis = {"type": "category", "categoryorder": "array", "categoryarray": list(table.versions)}
-        for (metric, unit, hib), rows in _groups(table):
-            traces = []
-            marked = []
-            names, shared = _names(rows, by_system)
-            for index, (row, name) in enumerate(zip(rows, names, strict=True)):
-                medians = [cell.median if cell else None for cell in row.cells]
-                texts = [_point_text(cell, unit) for cell in row.cells]
-                if by_system:
-                    ys = medians
-                    hover = "%{x}: <b>%{y:,.4~g} " + label(unit) + "</b><br>%{text}"
-                    lows = [c.min if c else None for c in row.cells]
-                    highs = [c.max if c else None for c in row.cells]
-                    spread = (lows, highs)
-                else:
-                    ys = _relative(medians, hib)
-                    hover = "%{x}: <b>%{y:.3f}×</b> the first version<br>%{text}"
-                    spread = _relative_spread(row, hib)
-                traces.append(
-                    line_trace(
-                        name,
-                        table.versions,
-                        ys,
-                        index=index,
-                        hover=hover,
-                        spread=spread if _has_spread(row) else None,
-                        text=texts,
-                    )
+        for group, rows in _groups(table):
+            chart_id = f"chart-{len(charts) + 1}"
+            lined = lined_rows(rows)
+            if lined:
+                charts.append(
+                    _line_chart(chart_id, table, group, lined, lookup, marks, by_system=by_system)
                 )
-                keys = lookup.get((table.software, *_labels(row)), [])
-                marked.append((table.versions, ys, [m for k in keys for m in marks.get(k, [])]))
-            traces.extend(_mark_traces(marked))
-            y_axis = {"type": "log"} if by_system and _spread(rows) > 30.0 else None
-            of = f" · {shared}" if shared else ""
-            if by_system:
-                title = f"{table.software}: {metric} ({unit}, {_direction(hib)}){of}"
-                y_title = f"{metric} ({unit})"
-            else:
-                title = f"{table.software}: {metric} relative to the first version (↑ better){of}"
-                y_title = "× first version (↑ better)"
-            charts.append(
-                xy_chart(
-                    f"chart-{len(charts) + 1}",
-                    title,
-                    traces,
-                    x_title=f"{table.software} version",
-                    y_title=y_title + (" (log scale)" if y_axis else ""),
-                    x_axis=axis,
-                    y_axis=y_axis,
-                )
-            )
+            elif by_system and (bars := _bar_chart(chart_id, table, group, rows)) is not None:
+                charts.append(bars)
     return tuple(charts)
 
 
@@ -469,6 +592,7 @@ def build_benchmark_page(ctx: SeriesContext, points: Sequence[SeriesPoint]) -> B
         charts=_charts(tables, ctx.lookup, ctx.marks, by_system=True),
         per_accelerator=per_accelerator_charts(tables, ctx.described),
         tables=tables,
+        ranked=ranked_tables(tables, ctx.described),
         findings=tuple(findings[:MAX_FINDINGS]),
         findings_total=len(findings),
         systems=tuple(PageLink(n.label, n.href) for n in (ctx.names.of(*ks) for ks in systems)),

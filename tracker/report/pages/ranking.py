@@ -1,0 +1,214 @@
+"""A benchmark's results ranked, and the charts of its results across versions.
+
+**Ranked results.** For each software and metric of a benchmark page, the newest
+version's results best first (the metric's direction decides), each with its
+submitter, accelerators, availability, its result per accelerator where the
+system's accelerator count is known (throughput only) and its change against the
+same configuration in the version before: the same series (system, workload,
+metric) one version earlier, counted as a change only when nothing but the
+software changed between the two (the comparability rule,
+:func:`tracker.analyze.groupings.besides_software`); otherwise the row says what
+else changed and shows no ratio.
+
+**Across versions.** A line joins a configuration's results across versions, so
+only the configurations with results in two versions or more are drawn as lines
+(the :data:`MAX_LINES` best in the newest version; the others stay in the tables).
+When no configuration has two versions (different systems in each MLPerf round),
+the chart is a ranked bar chart of the newest version instead: scattered single
+dots say nothing across versions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from tracker.analyze.groupings import besides_software
+from tracker.records.results import Configuration
+from tracker.report.context import Cell, SeriesRow, SeriesTable
+from tracker.report.inputs import SystemInfo
+
+__all__ = [
+    "MAX_BARS",
+    "MAX_LINES",
+    "RankedRow",
+    "RankedTable",
+    "lined_rows",
+    "newest_index",
+    "ranked_tables",
+]
+
+MAX_LINES = 12
+"""Lines (legend entries) of one chart at most: the best in the newest version."""
+MAX_BARS = 25
+"""Bars of one ranked bar chart at most."""
+
+
+@dataclass(frozen=True, slots=True)
+class RankedRow:
+    """One result of the newest version, in rank order."""
+
+    rank: int
+    system: str
+    system_href: str
+    submitter: str
+    """Submitter; empty when unknown."""
+    accelerators: str
+    """``8 × NVIDIA B200-SXM-180GB``; empty when unknown."""
+    availability: str
+    """``preview`` or ``rdi``; empty when available or not stated."""
+    workload: str
+    value: float
+    per_accelerator: float | None
+    """The result divided by the accelerator count (throughput only; ``None``: not known)."""
+    previous: float | None
+    """The same configuration's result one version earlier (``None``: none, or another
+    configuration)."""
+    change: float | None
+    """Direction-aware ratio to ``previous`` (above 1 is better)."""
+    changed: str = ""
+    """What else changed against the version before (not a software change)."""
+
+
+@dataclass(frozen=True, slots=True)
+class RankedTable:
+    """The newest version's results of one software and metric, best first."""
+
+    software: str
+    version: str
+    previous_version: str
+    """The version compared against (empty: none)."""
+    metric: str
+    unit: str
+    higher_is_better: bool
+    rows: tuple[RankedRow, ...]
+    has_per_accelerator: bool
+    has_workloads: bool
+
+
+def newest_index(rows: Sequence[SeriesRow]) -> int | None:
+    """The index of the newest version column where any of ``rows`` has a result."""
+    width = len(rows[0].cells) if rows else 0
+    for index in range(width - 1, -1, -1):
+        if any(row.cells[index] is not None for row in rows):
+            return index
+    return None
+
+
+def lined_rows(rows: Sequence[SeriesRow]) -> list[SeriesRow]:
+    """The rows with results in two versions or more, the best in the newest version
+    first, at most :data:`MAX_LINES`."""
+    kept = [r for r in rows if sum(c is not None for c in r.cells) >= 2]
+    return _best_first(kept)[:MAX_LINES]
+
+
+def _last(row: SeriesRow) -> Cell | None:
+    return next((c for c in reversed(row.cells) if c is not None), None)
+
+
+def _best_first(rows: Sequence[SeriesRow]) -> list[SeriesRow]:
+    def key(row: SeriesRow) -> tuple[float, str]:
+        cell = _last(row)
+        value = cell.median if cell is not None else float("nan")
+        return (-value if row.higher_is_better else value, row.system)
+
+    return sorted(rows, key=key)
+
+
+def _configuration(system: SystemInfo | None, version: str) -> Configuration | None:
+    if system is None:
+        return None
+    return dict(system.configurations).get(version)
+
+
+def _accelerators(system: SystemInfo | None) -> tuple[str, int | None]:
+    if system is None:
+        return "", None
+    count = system.accelerator_counts[0] if len(system.accelerator_counts) == 1 else None
+    model = ", ".join(system.accelerators)
+    if count and model:
+        return f"{count} × {model}", count
+    return (f"{count} accelerators" if count else model), count
+
+
+def _change(
+    row: SeriesRow,
+    cell: Cell,
+    previous: Cell | None,
+    before: Configuration | None,
+    after: Configuration | None,
+) -> tuple[float | None, str]:
+    """The direction-aware ratio to the version before, or what else changed."""
+    if previous is None or previous.median <= 0 or cell.median <= 0:
+        return None, ""
+    besides = besides_software(before, after)
+    if not besides.software_only:
+        return None, besides.text
+    ratio = cell.median / previous.median
+    return (ratio if row.higher_is_better else 1.0 / ratio), ""
+
+
+def _ranked_row(
+    rank: int,
+    row: SeriesRow,
+    versions: Sequence[str],
+    index: int,
+    system: SystemInfo | None,
+) -> RankedRow:
+    cell = row.cells[index]
+    assert cell is not None
+    shown, count = _accelerators(system)
+    conf = _configuration(system, versions[index])
+    availability = (conf.availability or "") if conf is not None else ""
+    previous = row.cells[index - 1] if index > 0 else None
+    old = _configuration(system, versions[index - 1]) if index > 0 else None
+    change, changed = _change(row, cell, previous, old, conf)
+    return RankedRow(
+        rank=rank,
+        system=row.system,
+        system_href=row.system_href,
+        submitter=system.submitters[0] if system and len(system.submitters) == 1 else "",
+        accelerators=shown,
+        availability="" if availability == "available" else availability,
+        workload=row.workload,
+        value=cell.median,
+        per_accelerator=cell.median / count if count and row.higher_is_better else None,
+        previous=previous.median if previous is not None and change is not None else None,
+        change=change,
+        changed=changed,
+    )
+
+
+def ranked_tables(
+    tables: Sequence[SeriesTable], described: Mapping[str, SystemInfo]
+) -> tuple[RankedTable, ...]:
+    """Per software and metric, the newest version's results best first."""
+    out = []
+    for table in tables:
+        groups: dict[tuple[str, str, bool], list[SeriesRow]] = {}
+        for row in table.rows:
+            groups.setdefault((row.metric, row.unit, row.higher_is_better), []).append(row)
+        for (metric, unit, hib), rows in sorted(groups.items()):
+            index = newest_index(rows)
+            if index is None:
+                continue
+            present = [r for r in rows if r.cells[index] is not None]
+            ranked = _best_first(present)
+            found = tuple(
+                _ranked_row(rank, row, table.versions, index, described.get(row.system_key))
+                for rank, row in enumerate(ranked, start=1)
+            )
+            out.append(
+                RankedTable(
+                    software=table.software,
+                    version=table.versions[index],
+                    previous_version=table.versions[index - 1] if index > 0 else "",
+                    metric=metric,
+                    unit=unit,
+                    higher_is_better=hib,
+                    rows=found,
+                    has_per_accelerator=any(r.per_accelerator is not None for r in found),
+                    has_workloads=any(r.workload for r in found),
+                )
+            )
+    return tuple(out)
