@@ -122,9 +122,15 @@ def test_a_chart_per_accelerator_divides_by_the_systems_one_count() -> None:
     }
     (chart,) = per_accelerator_charts([table], systems)
     traces = {t["name"]: t for t in chart.spec["data"]}
-    assert set(traces) == {"big · 72 accelerators", "small · 8 accelerators"}
+    # A line needs two versions: "small" (v6.0 only) is in the tables, not on the chart.
+    assert set(traces) == {"big · 72 accelerators"}
     assert traces["big · 72 accelerators"]["y"] == [10.0, 20.0]
-    assert traces["small · 8 accelerators"]["y"] == [None, 11.25]
     assert chart.spec["layout"]["yaxis"]["title"]["text"] == "tokens/s per accelerator"
+    # No system with two versions: the newest version ranked per accelerator, as bars.
+    newest = SeriesTable("mlperf", ("v5.1", "v6.0"), table.rows[1:2])
+    (bars,) = per_accelerator_charts([newest, table][:1], systems)
+    assert bars.spec["data"][0]["type"] == "bar"
+    assert bars.spec["data"][0]["x"] == [11.25]
+    assert bars.spec["data"][0]["y"] == ["small · 8 accelerators"]
     ones = {k: SystemInfo(k, k, accelerator_counts=(1,)) for k in systems}
     assert per_accelerator_charts([table], ones) == ()

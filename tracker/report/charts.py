@@ -27,6 +27,7 @@ from tracker.text_safety import chart_text, chart_value
 __all__ = [
     "Chart",
     "bar_chart",
+    "gain_bar_chart",
     "label",
     "line_trace",
     "log_axis",
@@ -269,6 +270,65 @@ def bar_chart(
         "height": height,
         "margin": {"l": 20, "r": 20, "t": 10, "b": 40},
         "xaxis": _axis(x_title, zeroline=True),
+        "yaxis": {"automargin": True, "autorange": "reversed", "type": "category"},
+        "paper_bgcolor": "#ffffff",
+        "plot_bgcolor": "#ffffff",
+    }
+    return Chart(id=chart_id, title=title, spec={"data": [trace], "layout": layout})
+
+
+_RATIO_TICKS = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 0.8, 1.0, 1.25, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0)
+
+
+def _ratio_ticks(low: float, high: float) -> list[float]:
+    """The ratios labelled on a log-ratio axis spanning ``low``–``high`` (1 always)."""
+    inside = [t for t in _RATIO_TICKS if low / 1.05 <= t <= high * 1.05]
+    if len(inside) > 7:
+        inside = [t for t in inside if t not in (0.8, 1.25)]
+    return sorted({*inside, 1.0})
+
+
+def _ratio_text(ratio: float) -> str:
+    return f"{ratio:g}×"
+
+
+def gain_bar_chart(
+    chart_id: str,
+    title: str,
+    names: Sequence[str],
+    gains: Sequence[float],
+    *,
+    x_title: str,
+    hover: Sequence[str],
+) -> Chart:
+    """Horizontal bars of direction-aware gains on a ratio (log) axis, from 1×: a 2× gain
+    and a 2× loss are as long, and one outlier does not flatten every other bar. Green
+    for a gain, red for a loss (improvement and regression, the verdicts' colours)."""
+    logs = [math.log10(g) for g in gains]
+    low, high = min(1.0, *gains), max(1.0, *gains)
+    ticks = _ratio_ticks(low, high)
+    trace = {
+        "type": "bar",
+        "orientation": "h",
+        "y": [label(n) for n in names],
+        "x": [_num(v) for v in logs],
+        "text": [label(h) for h in hover],
+        "hovertemplate": "%{text}<extra></extra>",
+        "textposition": "none",
+        "marker": {"color": ["#1a7f37" if g >= 1.0 else "#cf222e" for g in gains]},
+    }
+    x_axis = _axis(
+        x_title,
+        zeroline=True,
+        tickmode="array",
+        tickvals=[_num(math.log10(t)) for t in ticks],
+        ticktext=[_ratio_text(t) for t in ticks],
+    )
+    layout: Spec = {
+        "font": _FONT,
+        "height": max(220, 28 * len(names) + 80),
+        "margin": {"l": 20, "r": 20, "t": 10, "b": 40},
+        "xaxis": x_axis,
         "yaxis": {"automargin": True, "autorange": "reversed", "type": "category"},
         "paper_bgcolor": "#ffffff",
         "plot_bgcolor": "#ffffff",

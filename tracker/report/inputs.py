@@ -59,12 +59,14 @@ from tracker.records.results import (
     VersionInfo,
 )
 from tracker.stats import ChangePointResult, ComparisonRun, ScalingFinding, ScalingGroup
+from tracker.stats.series import SeriesGain
 from tracker.stats import SeriesSamples as SeriesSamples
 
 if TYPE_CHECKING:
     from tracker.analyze.platforms import PlatformRanking, RoundGain
 
 __all__ = [
+    "AnalysisCounts",
     "PairRun",
     "PointOrder",
     "PowerResult",
@@ -273,6 +275,23 @@ def training_scores(rows: Iterable[ExportRow]) -> tuple[TrainingScore, ...]:
 
 
 @dataclass(frozen=True, slots=True)
+class AnalysisCounts:
+    """What ``tracker analyze`` counts, for the overview to say the same numbers."""
+
+    series: int
+    """Series analysed (across versions)."""
+    samples: int
+    invalid_samples: int
+    compared: int
+    """Comparisons: each series' newest version against its previous one, where nothing
+    but the software changed (twins counted once)."""
+    verdicts: tuple[tuple[str, int], ...]
+    """Comparisons per verdict (every verdict, in the analysis' order)."""
+    configuration_changed: int
+    """Series whose configuration changed between the versions (not compared)."""
+
+
+@dataclass(frozen=True, slots=True)
 class PowerResult:
     """One stored result with the power measured while it ran (MLPerf power results)."""
 
@@ -404,6 +423,11 @@ class ReportInput:
     the round pages' "what moved"."""
     power: tuple[PowerResult, ...] = ()
     """Results with measured power (the round pages' performance per watt)."""
+    analysis: AnalysisCounts | None = None
+    """What ``tracker analyze`` counts (``None``: not given; the overview then counts pairs)."""
+    gains: tuple[SeriesGain, ...] = ()
+    """The software gain of each compared series, its newest version against the previous
+    one (as ``tracker analyze``); the overview's gains and losses."""
 
 
 def _group_key(order: PointOrder) -> Callable[[SeriesPoint], tuple[str, ...]]:

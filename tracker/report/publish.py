@@ -47,6 +47,7 @@ from tracker.report.inputs import (
     TRAINING_SOFTWARE,
     PairRun,
     PointOrder,
+    AnalysisCounts,
     PowerResult,
     ReportInput,
     SystemInfo,
@@ -264,6 +265,8 @@ def gather_report_input(
         stack_rankings=outcome.stack_rankings,
         round_gains=_round_gains(platforms),
         power=_power(store),
+        analysis=_analysis_counts(outcome),
+        gains=outcome.gains,
     )
 
 
@@ -273,6 +276,19 @@ def _rankings(platforms: PlatformSamples) -> tuple[PlatformRanking, ...]:
         ranking
         for round_label, ranked in sorted(platforms.by_round().items())
         for ranking in rank_platforms(ranked, round_label=round_label)
+    )
+
+
+def _analysis_counts(outcome: AnalysisOutcome) -> AnalysisCounts:
+    """The counts ``tracker analyze`` prints of ``outcome`` (:mod:`tracker.analyze.summary`)."""
+    run = outcome.comparisons
+    return AnalysisCounts(
+        series=len(outcome.series),
+        samples=outcome.samples,
+        invalid_samples=outcome.invalid_samples,
+        compared=len(run.comparisons),
+        verdicts=tuple((v.value, n) for v, n in run.counts().items()),
+        configuration_changed=len(outcome.configuration_changes),
     )
 
 

@@ -51,7 +51,7 @@ from tracker.report.pages.compare import (
 from tracker.report.pages.findings import build_findings_pages, build_scaling_page
 from tracker.report.pages.overview import GainRow, build_overview_page, pair_gains, pair_headline
 from tracker.report.pages.platforms import build_platform_pages
-from tracker.report.pages.rounds import build_round_pages, round_href
+from tracker.report.pages.rounds import build_round_pages, mlperf_rounds, round_href
 from tracker.report.pages.series import (
     SeriesContext,
     build_benchmark_page,
@@ -111,11 +111,9 @@ def site_nav(data: ReportInput) -> tuple[tuple[str, str], ...]:
     if not data.platforms:
         absent.add("Platforms")
     nav = [(text, href) for text, href in NAV if text not in absent]
-    rounds = [r.round for r in data.platforms]
+    rounds = mlperf_rounds(data)
     if rounds:
-        order = {v.version: i for i, v in enumerate(data.versions)}
-        newest = max(rounds, key=lambda v: (order.get(v, -1), v))
-        nav.insert(1, ("Rounds", round_href(newest)))
+        nav.insert(1, ("Rounds", round_href(rounds[-1])))
     return tuple(nav)
 
 

@@ -30,7 +30,7 @@ from dataclasses import dataclass, replace
 
 from tracker.analyze.groupings import cause_of, group_by, where
 from tracker.records.findings import SeriesInfo
-from tracker.report.charts import Chart, bar_chart
+from tracker.report.charts import Chart, gain_bar_chart
 from tracker.report.common import (
     FindingRow,
     Page,
@@ -41,11 +41,11 @@ from tracker.report.common import (
 )
 from tracker.report.context import PageCounts
 from tracker.report.filters import format_count, format_gain
-from tracker.report.inputs import PairRun, ReportInput, SettingsUsed
+from tracker.report.inputs import AnalysisCounts, PairRun, ReportInput, SettingsUsed
 from tracker.report.issues import CausePoints, FindingIssue, issue_forms, scaling_issues
 from tracker.report.pages.compare import PairSummary, VerdictCount
 from tracker.report.pages.training import MAX_OVERVIEW_LINES, TrainingLine
-from tracker.stats.series import bounded_exp
+from tracker.stats.series import SeriesGain, bounded_exp
 
 __all__ = [
     "CompareSummary",
@@ -234,6 +234,10 @@ class OverviewPage(Page):
     """How many Training sentences."""
     settings: SettingsUsed | None = None
     """The analysis settings used and where they came from."""
+    analysis: AnalysisCounts | None = None
+    """What ``tracker analyze`` counts, said in the same numbers (``None``: not given)."""
+    has_gains: bool = False
+    """Whether any series was compared across two versions (gains or losses to show)."""
 
 
 def _finite(value: float | None) -> float | None:
@@ -301,6 +305,54 @@ def pair_gains(pair: PairRun, infos: Mapping[str, SeriesInfo], names: SystemName
     return out
 
 
+def series_gains(
+    gains: Sequence[SeriesGain], infos: Mapping[str, SeriesInfo], names: SystemNames
+) -> list[GainRow]:
+    """The gain of each compared series, its newest version against the previous one (the
+    gains ``tracker analyze`` reports; twins are compared once, so listed once)."""
+    out = []
+    for g in gains:
+        info = infos.get(g.key)
+        gain = _finite(g.gain)
+        if info is None or gain is None or gain <= 0:
+            continue
+        series = " ".join(x for x in (info.benchmark, info.scenario, info.workload) if x)
+        out.append(
+            GainRow(
+                software=info.software,
+                system=names.of(info.system).label,
+                series=f"{series} · {info.metric}",
+                baseline=g.baseline,
+                candidate=g.candidate,
+                gain=gain,
+                href=benchmark_href(info.benchmark, info.scenario),
+                series_key=g.key,
+            )
+        )
+    return out
+
+
+MAX_PER_SYSTEM = 2
+"""Rows of one system among the largest gains (or losses) at most: the others are in its
+geometric mean on the chart and on its page."""
+
+
+def _shown(rows: Sequence[GainRow], *, better: bool, limit: int = 10) -> tuple[GainRow, ...]:
+    """The first ``limit`` rows that are a gain (or a loss) as shown, rounded to 0.1%: never
+    "no change" among them; at most :data:`MAX_PER_SYSTEM` of one system."""
+    out: list[GainRow] = []
+    per_system: dict[str, int] = defaultdict(int)
+    for row in rows:
+        pct = round(100.0 * (row.gain - 1.0), 1)
+        if (pct > 0) != better or pct == 0 or per_system[row.system] >= MAX_PER_SYSTEM:
+            continue
+        per_system[row.system] += 1
+        out.append(row)
+        if len(out) == limit:
+            break
+    return tuple(out)
+
+
 def _gain_issues(
     gains: Sequence[GainRow], infos: Mapping[str, SeriesInfo], points: CausePoints
 ) -> list[GainRow]:
@@ -346,18 +398,17 @@ def _gains_chart(gains: Sequence[GainRow]) -> tuple[Chart, ...]:
         ((bounded_exp(sum(v) / len(v)), key, len(v)) for key, v in by_system.items()),
         key=lambda t: (-t[0], t[1]),
     )[:40]
-    names = [f"{sw} · {system}" for _, (sw, system, _b, _c), _n in ranked]
-    values = [100.0 * (gain - 1.0) for gain, _key, _n in ranked]
+    names = [f"{system} ({b} → {c})" for _, (_sw, system, b, c), _n in ranked]
     hover = [
         f"{sw} · {system}, {b} → {c}: {format_gain(gain)}, geometric mean of {n} series"
         for gain, (sw, system, b, c), n in ranked
     ]
-    chart = bar_chart(
+    chart = gain_bar_chart(
         "chart-gains",
-        "Software gain per system, newest pair of versions (geometric mean; → better)",
+        "Software gain per system and pair of versions (geometric mean; → better)",
         names,
-        values,
-        x_title="change, % (direction-aware: positive is better)",
+        [gain for gain, _key, _n in ranked],
+        x_title="gain, × (ratio, log scale; right of 1× is better)",
         hover=hover,
     )
     return (chart,)
@@ -386,6 +437,8 @@ def build_overview_page(
     ``issues`` are ``findings`` grouped (:func:`~tracker.report.issues.finding_issues`),
     ``points`` every sweep point per cause (:func:`~tracker.report.issues.cause_points`).
     """
+    if data.gains:
+        gains = series_gains(data.gains, data.infos, _names(data))
     ranked = sorted(gains, key=lambda r: (-r.gain, r.software, r.system, r.series))
     by_issue = sorted(
         _gain_issues(ranked, data.infos, points or {}),
@@ -406,8 +459,8 @@ def build_overview_page(
         findings_stored=data.findings_stored,
         open_findings=tuple(open_rows[:20]),
         open_findings_total=len(open_rows),
-        gains=tuple(g for g in by_issue[:10] if g.gain > 1.0),
-        losses=tuple(g for g in reversed(by_issue[-10:]) if g.gain < 1.0),
+        gains=_shown(by_issue, better=True),
+        losses=_shown(by_issue[::-1], better=False),
         gains_chart=_gains_chart(ranked),
         scaling_warnings=tuple(w.head for w in warnings[:20]),
         scaling_warnings_total=len(warnings),
@@ -418,7 +471,15 @@ def build_overview_page(
         rounds=tuple(PageLink(t, h) for h, t in (rounds or {}).items()),
         training_total=len(training),
         settings=data.settings,
+        analysis=data.analysis,
+        has_gains=bool(ranked),
     )
+
+
+def _names(data: ReportInput) -> SystemNames:
+    if data.systems:
+        return SystemNames((s.key or s.name, s.name) for s in data.systems)
+    return SystemNames((p.system_key or p.system, p.system) for p in data.points)
 
 
 def _headline(issue: FindingIssue) -> bool:

@@ -50,6 +50,7 @@ __all__ = [
     "RoundMove",
     "RoundPage",
     "build_round_pages",
+    "mlperf_rounds",
     "round_href",
 ]
 
@@ -320,10 +321,16 @@ def power_rows(
     return tuple(rows)
 
 
-def _rounds(data: ReportInput) -> list[str]:
-    """The rounds with rankings, in version order (then by label)."""
+MLPERF_PREFIX = "mlperf"
+"""Software names of MLPerf results start with it (``mlperf-inference``): their versions
+are rounds."""
+
+
+def mlperf_rounds(data: ReportInput) -> list[str]:
+    """The MLPerf rounds with rankings, in version order (then by label)."""
     order = {v.version: i for i, v in enumerate(data.versions)}
-    found = {r.round for r in data.platforms}
+    rounds = {v.version for v in data.versions if v.software.startswith(MLPERF_PREFIX)}
+    found = {r.round for r in data.platforms if r.round in rounds}
     return sorted(found, key=lambda v: (order.get(v, len(order)), v))
 
 
@@ -339,7 +346,7 @@ def build_round_pages(
     by_round: dict[str, list[PlatformRanking]] = defaultdict(list)
     for ranking in data.platforms:
         by_round[ranking.round].append(ranking)
-    rounds = _rounds(data)
+    rounds = mlperf_rounds(data)
     for index, round_label in enumerate(rounds):
         rankings = by_round[round_label]
         divisions = _divisions(rankings)
