@@ -59,8 +59,8 @@ from tracker.records.results import (
     VersionInfo,
 )
 from tracker.stats import ChangePointResult, ComparisonRun, ScalingFinding, ScalingGroup
-from tracker.stats.series import SeriesGain
 from tracker.stats import SeriesSamples as SeriesSamples
+from tracker.stats.series import SeriesGain
 
 if TYPE_CHECKING:
     from tracker.analyze.platforms import PlatformRanking, RoundGain

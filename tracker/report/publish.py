@@ -45,9 +45,9 @@ from tracker.records.results import (
 )
 from tracker.report.inputs import (
     TRAINING_SOFTWARE,
+    AnalysisCounts,
     PairRun,
     PointOrder,
-    AnalysisCounts,
     PowerResult,
     ReportInput,
     SystemInfo,
