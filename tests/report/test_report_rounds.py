@@ -151,3 +151,30 @@ def test_matrix_cells_are_compact_and_coloured_by_ratio() -> None:
         "ratio-2",
         "ratio-1",
     ]
+
+
+def analyze_counts(output: str) -> dict[str, int]:
+    """What ``tracker analyze`` printed: series, comparisons per verdict, configuration
+    changes."""
+    series = re.search(r"^Analysed [\d,]+ results .* in ([\d,]+) series", output, re.M)
+    compared = re.search(r"^Comparisons: (\d+) \(.*\): (.*)$", output, re.M)
+    changed = re.search(r"^Configuration changed: (\d+) series", output, re.M)
+    assert series and compared and changed, output
+    counts = {"series": int(series[1].replace(",", "")), "compared": int(compared[1])}
+    for part in compared[2].split(", "):
+        verdict, n = part.rsplit(" ", 1)
+        counts[verdict] = int(n)
+    counts["configuration_changed"] = int(changed[1])
+    return counts
+
+
+def overview_counts(index: Path) -> dict[str, int]:
+    """The overview's analysis line: each count it states, by name."""
+    found = re.findall(r'<span data-count="([^"]+)">([\d,]+) ', index.read_text("utf-8"))
+    return {name: int(n.replace(",", "")) for name, n in found}
+
+
+def test_the_overview_counts_as_tracker_analyze_does(rounds: RoundsSite) -> None:
+    expected = analyze_counts(rounds.analyze_output)
+    assert expected["compared"] > 60 and expected["improvement"] > 20
+    assert overview_counts(rounds.site / "index.html") == expected

@@ -332,19 +332,26 @@ def series_gains(
     return out
 
 
-MAX_PER_SYSTEM = 2
+MIN_SHOWN_PCT = 1.0
+"""A gain or loss smaller than this (in %) is not listed among the largest: it reads as
+no change (its verdict says whether it is one)."""
+MAX_PER_SYSTEM = 3
 """Rows of one system among the largest gains (or losses) at most: the others are in its
 geometric mean on the chart and on its page."""
 
 
 def _shown(rows: Sequence[GainRow], *, better: bool, limit: int = 10) -> tuple[GainRow, ...]:
-    """The first ``limit`` rows that are a gain (or a loss) as shown, rounded to 0.1%: never
-    "no change" among them; at most :data:`MAX_PER_SYSTEM` of one system."""
+    """The first ``limit`` rows that are a gain (or a loss) of :data:`MIN_SHOWN_PCT` or more:
+    never "no change" among them; at most :data:`MAX_PER_SYSTEM` of one system."""
     out: list[GainRow] = []
     per_system: dict[str, int] = defaultdict(int)
     for row in rows:
         pct = round(100.0 * (row.gain - 1.0), 1)
-        if (pct > 0) != better or pct == 0 or per_system[row.system] >= MAX_PER_SYSTEM:
+        if (
+            (pct > 0) != better
+            or abs(pct) < MIN_SHOWN_PCT
+            or per_system[row.system] >= MAX_PER_SYSTEM
+        ):
             continue
         per_system[row.system] += 1
         out.append(row)
