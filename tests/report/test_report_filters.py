@@ -178,8 +178,18 @@ def test_format_evidence_reads_values_plainly() -> None:
 
 def test_evidence_items_leave_out_columns_and_empty_values_but_the_csv_keeps_them() -> None:
     evidence = {"benchmark": "resnet50", "p_value": 0.01, "g": 0.1416130325535896, "spikes": []}
-    assert evidence_items(evidence) == [("g", "0.141613")]
+    assert evidence_items(evidence) == [("log change g", "0.141613")]
     assert json.loads(evidence_json(evidence)) == {"g": 0.1416130325535896, "spikes": []}
+
+
+def test_evidence_items_have_readable_names() -> None:
+    evidence = {"welch_t_lo": 1.5, "detectable_pct": 9.516258, "n_baseline": 3, "p_sided": 0.01}
+    assert evidence_items(evidence) == [
+        ("detectable change", "9.51626%"),
+        ("samples, baseline", "3"),
+        ("one-sided p", "0.01"),
+        ("welch t, low", "1.5"),
+    ]
 
 
 def test_a_configuration_change_is_shown_as_no_software_change() -> None:

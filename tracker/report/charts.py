@@ -32,6 +32,7 @@ __all__ = [
     "line_trace",
     "log_axis",
     "ranked_bar_chart",
+    "version_color",
     "marker_trace",
     "wrap_title",
     "xy_chart",
@@ -44,16 +45,22 @@ _TITLE_WIDTH = 32
 """Characters per line of an axis title (fits the height of the smallest chart)."""
 _COLORS = (
     "#0969da",
-    "#cf222e",
-    "#1a7f37",
-    "#8250df",
     "#bc4c00",
+    "#8250df",
     "#1b7c83",
     "#bf3989",
     "#6e7781",
     "#4d2d00",
     "#0550ae",
+    "#9a6700",
+    "#3e1f79",
+    "#57606a",
+    "#0a3069",
 )
+"""Categorical colours of lines (systems, benchmarks): no red and no green, which mean a
+regression and an improvement on every page."""
+_VERSION_COLORS = ("#c6dbef", "#9ecae1", "#6baed6", "#4292c6", "#2171b5", "#08519c", "#08306b")
+"""A sequential palette (light to dark blue) for versions: the newest is the darkest."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +85,18 @@ def color(index: int) -> str:
     return _COLORS[index % len(_COLORS)]
 
 
+def version_color(index: int, count: int) -> str:
+    """The colour of the ``index``-th of ``count`` versions in order: a sequential scale,
+    oldest lightest, newest darkest (never the verdicts' red or green)."""
+    scale = _VERSION_COLORS
+    if count <= 1:
+        return scale[-1]
+    first = max(0, len(scale) - count) if count <= len(scale) else 0
+    span = len(scale) - 1 - first
+    position = first + round(span * min(index, count - 1) / (count - 1))
+    return scale[position]
+
+
 def _num(value: float | None) -> float | None:
     """A finite number to 6 significant digits (plenty for a chart; keeps the pages small)."""
     if value is None or not math.isfinite(value):
@@ -98,15 +117,18 @@ def line_trace(
     in_legend: bool = True,
     spread: tuple[Sequence[float | None], Sequence[float | None]] | None = None,
     text: Sequence[str] | None = None,
+    line_color: str | None = None,
 ) -> Spec:
     """A line with markers; ``hover`` is a plotly hovertemplate (already safe text).
 
     The hover box names the trace (plotly's default for a template without ``<extra>``).
     Traces of one ``group`` share one legend entry (the others set ``in_legend=False``);
     ``spread`` (lows, highs) draws error bars from each low to each high (min–max);
-    ``text`` is one text per point (escaped here), ``%{text}`` in ``hover``.
+    ``text`` is one text per point (escaped here), ``%{text}`` in ``hover``;
+    ``line_color`` replaces the ``index``-th palette colour (:func:`version_color`).
     """
-    line: Spec = {"color": color(index), "width": 2}
+    colour = line_color or color(index)
+    line: Spec = {"color": colour, "width": 2}
     if dash != "solid":
         line["dash"] = dash
     trace: Spec = {
@@ -116,11 +138,11 @@ def line_trace(
         "x": [chart_value(v) for v in x],
         "y": [_num(v) for v in y],
         "line": line,
-        "marker": {"color": color(index), "size": 7},
+        "marker": {"color": colour, "size": 7},
         "hovertemplate": hover,
     }
     if spread is not None:
-        trace["error_y"] = _error_bars(y, *spread, color(index))
+        trace["error_y"] = _error_bars(y, *spread, colour)
     if text is not None:
         trace["text"] = [label(t) for t in text]
     return _grouped(trace, group, in_legend)

@@ -24,6 +24,7 @@ __all__ = [
     "configuration_items",
     "evidence_items",
     "evidence_json",
+    "evidence_name",
     "format_change",
     "format_compact",
     "format_ratio",
@@ -445,11 +446,51 @@ def _empty(value: Any) -> bool:
     return value is None or value == "" or value == [] or value == {}
 
 
+EVIDENCE_NAMES: Mapping[str, str] = {
+    "g": "log change g",
+    "p_sided": "one-sided p",
+    "q_level": "q level",
+    "n_baseline": "samples, baseline",
+    "n_candidate": "samples, candidate",
+    "besides_software": "besides the software",
+    "family_method": "multiple testing",
+    "family_size": "family size",
+    "detectable_pct": "detectable change",
+    "advised_repeats": "repeats advised",
+    "under_powered": "under-powered",
+    "base_accelerators": "base accelerators",
+    "baseline_efficiency": "baseline efficiency",
+    "baseline_level": "baseline level",
+    "candidate_level": "candidate level",
+    "at_baseline": "at the baseline",
+    "at_version": "at version",
+}
+"""Readable names of the evidence items a finding's definition list shows."""
+
+
+def evidence_name(name: str) -> str:
+    """The readable name of an evidence item: ``welch_t_lo`` → ``welch t, low``,
+    ``detectable_pct`` → ``detectable change`` (the value says %)."""
+    if name in EVIDENCE_NAMES:
+        return EVIDENCE_NAMES[name]
+    words = name.split("_")
+    tail = {"lo": ", low", "hi": ", high", "pct": " (%)"}.get(words[-1])
+    if tail is not None and len(words) > 1:
+        return " ".join(words[:-1]) + tail
+    return " ".join(words)
+
+
+def _evidence_text(name: str, value: Any) -> str:
+    text = format_evidence(value)
+    return f"{text}%" if name.endswith("_pct") and isinstance(value, float) else text
+
+
 def evidence_items(evidence: Mapping[str, Any]) -> list[tuple[str, str]]:
-    """The evidence items not shown in their own columns and not empty, as (name, text to
-    read), by name. ``findings.csv`` holds every item exactly (:func:`evidence_json`)."""
+    """The evidence items not shown in their own columns and not empty, as (readable name,
+    text to read), by name: a definition list, never a key/value dump.
+    ``findings.csv`` holds every item exactly, by its key (:func:`evidence_json`)."""
     return [
-        (name, format_evidence(evidence[name]))
+        (evidence_name(name), _evidence_text(name, evidence[name]))
         for name in sorted(evidence)
         if name not in EVIDENCE_SHOWN and not _empty(evidence[name])
     ]

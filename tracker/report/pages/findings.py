@@ -19,7 +19,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from tracker.report.charts import Chart, hline, line_trace, xy_chart
+from tracker.report.charts import Chart, hline, line_trace, version_color, xy_chart
 from tracker.report.common import FindingRow, Page, Pager, SystemNames, benchmark_href, paginate
 from tracker.report.filters import format_efficiency, format_kind
 from tracker.report.inputs import ReportInput
@@ -212,6 +212,7 @@ def _panel(
             [p.accelerators for p in g.points],
             [p.efficiency for p in g.points],
             index=i,
+            line_color=version_color(i, len(groups)),
             hover="N=%{x}: <b>%{y:.1%}</b> efficiency",
         )
         for i, g in enumerate(groups)

@@ -16,7 +16,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from tracker.records.findings import SweepTarget
-from tracker.report.charts import Chart, color, label, line_trace, marker_trace, vline, xy_chart
+from tracker.report.charts import (
+    Chart,
+    label,
+    line_trace,
+    marker_trace,
+    version_color,
+    vline,
+    xy_chart,
+)
 from tracker.report.common import Page, benchmark_href
 from tracker.report.filters import format_number
 from tracker.report.inputs import ReportInput, SettingsUsed
@@ -192,7 +200,7 @@ def _curve(data: ReportInput, targets: Sequence[SweepTarget], chart_index: int) 
                     [x for x, _ in points],
                     [y for _, y in points],
                     symbol="circle",
-                    marker_color=color(i),
+                    marker_color=version_color(i, len(versions)),
                     text=[
                         f"{version}: {format_number(y)} {unit} at {format_number(x)} tokens/s/user"
                         for x, y in points
@@ -211,6 +219,7 @@ def _curve(data: ReportInput, targets: Sequence[SweepTarget], chart_index: int) 
                     [x for x, _ in front],
                     [y for _, y in front],
                     index=i,
+                    line_color=version_color(i, len(versions)),
                     hover="%{x:,.4~g} tokens/s/user: <b>%{y:,.4~g} " + label(unit) + "</b>",
                     group=version,
                     in_legend=trial == 0,
@@ -224,7 +233,7 @@ def _curve(data: ReportInput, targets: Sequence[SweepTarget], chart_index: int) 
                         [target],
                         [value],
                         symbol="star",
-                        marker_color=color(i),
+                        marker_color=version_color(i, len(versions)),
                         text=[
                             f"{version}: {format_number(value)} {unit} at {target:g} tokens/s/user"
                         ],
