@@ -3,6 +3,34 @@
 (function () {
   "use strict";
 
+  // A legend entry longer than the chart is wide would be cut by its edge: break it into
+  // lines after a space, "_" or "-" (names are escaped text: no entity is ever split).
+  function wrapName(name, width) {
+    if (typeof name !== "string" || name.length <= width || name.indexOf("<br>") >= 0) {
+      return name;
+    }
+    var lines = [];
+    var line = "";
+    name.split(/(?<=[ _\-])/).forEach(function (piece) {
+      if (line && (line + piece).length > width) {
+        lines.push(line);
+        line = "";
+      }
+      line += piece;
+    });
+    lines.push(line);
+    return lines.join("<br>");
+  }
+
+  function fitLegend(el, figure) {
+    var width = Math.max(16, Math.floor((el.clientWidth - 70) / 7));
+    figure.data.forEach(function (trace) {
+      if (trace.showlegend !== false && trace.name) {
+        trace.name = wrapName(trace.name, width);
+      }
+    });
+  }
+
   function drawCharts() {
     if (typeof Plotly === "undefined") {
       return;
@@ -11,6 +39,7 @@
     var drawn = [];
     document.querySelectorAll(".chart[data-figure]").forEach(function (el) {
       var figure = JSON.parse(el.getAttribute("data-figure"));
+      fitLegend(el, figure);
       drawn.push(Plotly.newPlot(el, figure.data, figure.layout, config).then(fit));
     });
     Promise.all(drawn).then(function () {
@@ -151,7 +180,29 @@
     apply();
   }
 
+  // A table wider than its box scrolls inside it: say so at the top of the box (a line that
+  // stays in view while the table scrolls under it), and shade the edge where more columns
+  // wait (class "scrolls"); nothing is said of a table that fits.
+  function markScrolling() {
+    document.querySelectorAll(".table-scroll").forEach(function (box) {
+      var cue = box.firstElementChild;
+      if (!cue || !cue.classList.contains("scroll-cue")) {
+        cue = document.createElement("p");
+        cue.className = "scroll-cue";
+        cue.textContent = "Scroll sideways for more columns \u2192";
+        cue.hidden = true;
+        box.insertBefore(cue, box.firstChild);
+      }
+      var scrolls = box.scrollWidth > box.clientWidth + 1;
+      box.classList.toggle("scrolls", scrolls);
+      cue.hidden = !scrolls;
+    });
+  }
+
   document.querySelectorAll("table.sortable").forEach(makeSortable);
   document.querySelectorAll("form.filters[data-table]").forEach(makeFilter);
+  markScrolling();
+  window.addEventListener("resize", markScrolling);
+  document.addEventListener("toggle", markScrolling, true);
   drawCharts();
 })();

@@ -26,29 +26,61 @@ VIEWPORTS = ((1400, 900), (390, 844))
 
 MEASURE = """() => {
   const width = document.documentElement.clientWidth;
+  const rect = el => el.getBoundingClientRect();
+  const within = (r, box) => r.left >= box.left - 1 && r.right <= box.right + 1
+    && r.top >= box.top - 1 && r.bottom <= box.bottom + 1;
+  const meets = (a, b) => a.left < b.right - 1 && b.left < a.right - 1
+    && a.top < b.bottom - 1 && b.top < a.bottom - 1;
+  const shown = el => el.getClientRects().length > 0;
   const charts = Array.from(document.querySelectorAll('.chart'), el => {
-    const box = el.getBoundingClientRect();
+    const box = rect(el);
+    const ticks = {x: [], y: []};
+    for (const axis of ['x', 'y']) {
+      el.querySelectorAll('.' + axis + 'tick text').forEach(t => {
+        if (shown(t) && t.textContent.trim()) ticks[axis].push(rect(t));
+      });
+    }
     const titles = Array.from(el.querySelectorAll('.g-xtitle text, .g-ytitle text'), t => {
-      const r = t.getBoundingClientRect();
-      const inside = r.left >= box.left - 1 && r.right <= box.right + 1
-        && r.top >= box.top - 1 && r.bottom <= box.bottom + 1;
-      return {text: t.textContent, inside};
+      const r = rect(t);
+      const axis = t.closest('.g-xtitle') ? 'x' : 'y';
+      return {text: t.textContent, inside: within(r, box),
+              overlaps: ticks[axis].some(tick => meets(r, tick))};
     });
-    const legend = Array.from(el.querySelectorAll('.legend .traces .legendtext'),
-                              t => t.textContent);
-    const lines = Array.from(el.querySelectorAll('.shapelayer text'), t => {
-      const r = t.getBoundingClientRect();
-      const inside = r.left >= box.left - 1 && r.right <= box.right + 1
-        && r.top >= box.top - 1 && r.bottom <= box.bottom + 1;
-      return {text: t.textContent, inside};
-    });
-    return {id: el.id, titles, legend, lines};
+    const entries = Array.from(el.querySelectorAll('.legend .traces .legendtext'), t => ({
+      text: t.textContent, inside: within(rect(t), box)}));
+    const legend = entries.map(e => e.text);
+    const lines = Array.from(el.querySelectorAll('.shapelayer text'), t => ({
+      text: t.textContent, inside: within(rect(t), box)}));
+    const layout = el._fullLayout || {};
+    const logAxes = ['x', 'y'].filter(a => layout[a + 'axis'] && layout[a + 'axis'].type === 'log'
+      && layout[a + 'axis'].tickmode !== 'array');
+    const minorLabels = logAxes.map(a => Array.from(el.querySelectorAll('.' + a + 'tick text'))
+      .filter(t => /^[2-9]$/.test(t.textContent.trim())).length).reduce((x, y) => x + y, 0);
+    return {id: el.id, titles, legend, entries, lines, minorLabels, log: logAxes.length > 0};
   });
+  const tables = Array.from(document.querySelectorAll('main table'), (t, index) => {
+    if (!shown(t)) return null;
+    const scroller = t.closest('.table-scroll');
+    const container = scroller || t.parentElement;
+    const wide = t.scrollWidth > container.clientWidth + 1 || rect(t).right > width + 1;
+    const cue = scroller ? scroller.firstElementChild : null;
+    const cued = !!(scroller && scroller.classList.contains('scrolls') && cue
+      && cue.classList.contains('scroll-cue') && shown(cue));
+    const cut = Array.from(t.querySelectorAll('td, th'))
+      .filter(c => shown(c) && c.scrollWidth > c.clientWidth + 1)
+      .map(c => c.textContent.trim().slice(0, 40));
+    return {index, className: t.className, wide, cued, cut,
+            width: Math.round(t.scrollWidth), container: container.clientWidth};
+  }).filter(t => t !== null);
   const keys = Array.from(document.querySelectorAll('table.compare thead th'))
     .slice(0, 4).map(th => ({text: th.textContent, right: th.getBoundingClientRect().right}));
   const headline = document.querySelector('p.headline');
+  const counts = {};
+  document.querySelectorAll('.analysis-counts [data-count]').forEach(el => {
+    counts[el.getAttribute('data-count')] = parseInt(el.textContent.replace(/,/g, ''), 10);
+  });
   return {
-    width, scrollWidth: document.scrollingElement.scrollWidth, charts, keys,
+    width, scrollWidth: document.scrollingElement.scrollWidth, charts, keys, tables, counts,
     headline: headline ? headline.textContent.trim() : null,
   };
 }"""

@@ -61,3 +61,62 @@ async def measure_site(
         finally:
             await browser.close()
     return found
+
+
+MAX_LEGEND = 12
+"""Legend entries of one chart at most: more cannot be told apart."""
+
+
+def wide_tables(measured: Measured, width: int) -> list[tuple[str, str, int, int]]:
+    """(page, table class, table width, container width) of each table wider than its
+    container at ``width``."""
+    return [
+        (page, t["className"], t["width"], t["container"])
+        for (w, page), m in sorted(measured.items())
+        if w == width
+        for t in m["tables"]
+        if t["wide"]
+    ]
+
+
+def layout_problems(measured: Measured, *, strict_width: int = 1400) -> dict[str, list[Any]]:
+    """What a person would see wrong, by kind (empty lists: nothing):
+
+    * a table wider than its container at ``strict_width`` (tables fit a wide screen), or
+      at any width without a visible scroll cue above it;
+    * text cut in a cell (its content wider than the cell);
+    * a chart with more than :data:`MAX_LEGEND` legend entries, or an entry cut by the
+      chart's edge;
+    * an axis title over the axis' tick labels, or cut by the chart's edge;
+    * minor-tick labels (2 … 9) on a log axis.
+    """
+    problems: dict[str, list[Any]] = {
+        "wide table": wide_tables(measured, strict_width),
+        "scrolls without a cue": [],
+        "cut cell": [],
+        "too many legend entries": [],
+        "legend entry cut": [],
+        "axis title over ticks": [],
+        "axis title cut": [],
+        "minor tick labels": [],
+    }
+    for (width, page), m in sorted(measured.items()):
+        where = (width, page)
+        for t in m["tables"]:
+            if t["wide"] and not t["cued"]:
+                problems["scrolls without a cue"].append((*where, t["className"]))
+            problems["cut cell"] += [(*where, text) for text in t["cut"]]
+        for c in m["charts"]:
+            if len(c["legend"]) > MAX_LEGEND:
+                problems["too many legend entries"].append((*where, c["id"], len(c["legend"])))
+            problems["legend entry cut"] += [
+                (*where, c["id"], e["text"]) for e in c["entries"] if not e["inside"]
+            ]
+            for title in c["titles"]:
+                if title["overlaps"]:
+                    problems["axis title over ticks"].append((*where, c["id"], title["text"]))
+                if not title["inside"]:
+                    problems["axis title cut"].append((*where, c["id"], title["text"]))
+            if c["log"] and c["minorLabels"]:
+                problems["minor tick labels"].append((*where, c["id"], c["minorLabels"]))
+    return problems
