@@ -23,7 +23,7 @@
   }
 
   function fitLegend(el, figure) {
-    var width = Math.max(16, Math.floor((el.clientWidth - 70) / 7));
+    var width = Math.max(16, Math.floor((el.clientWidth - 70) / 7.5));
     figure.data.forEach(function (trace) {
       if (trace.showlegend !== false && trace.name) {
         trace.name = wrapName(trace.name, width);
@@ -61,8 +61,17 @@
       update["yaxis.automargin"] = false;
       update["margin.l"] = 10;
     }
+    var height = layout.height;
     if (size.h < MIN_PLOT_HEIGHT) {
-      update.height = layout.height + (MIN_PLOT_HEIGHT - size.h);
+      height += MIN_PLOT_HEIGHT - size.h;
+    }
+    // A legend taller than the room it was given scrolls, hiding entries: give it the room.
+    var legend = layout.legend;
+    if (legend && legend._effHeight && legend._height > legend._effHeight + 1) {
+      height += legend._height - legend._effHeight + 10;
+    }
+    if (height !== layout.height) {
+      update.height = height;
     }
     if (Object.keys(update).length) {
       return Plotly.relayout(gd, update);

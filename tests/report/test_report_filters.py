@@ -228,3 +228,10 @@ def test_configuration_items_say_what_the_round_states() -> None:
     cpu = Configuration(accelerator="NVIDIA GB10", accelerators_total=1, cpu_only=True)
     assert configuration_items(cpu)[0] == ("Accelerators", "none: CPU only")
     assert ("Power", "MaxQ") in configuration_items(Configuration(power_mode="MaxQ"))
+
+
+def test_long_identifiers_may_wrap_after_underscores_and_stay_escaped() -> None:
+    from tracker.report.filters import format_breakable
+
+    assert str(format_breakable("tokens_per_s")) == "tokens_<wbr>per_<wbr>s"
+    assert str(format_breakable("<b>_x")) == "&lt;b&gt;_<wbr>x"

@@ -11,7 +11,7 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from tracker.records.keys import SeriesKey, split_key
 from tracker.records.results import Configuration
@@ -26,6 +26,7 @@ __all__ = [
     "evidence_json",
     "evidence_name",
     "format_change",
+    "format_breakable",
     "format_compact",
     "format_ratio",
     "ratio_class",
@@ -81,6 +82,13 @@ def format_value(value: float, unit: str) -> str:
     """A number followed by its unit: ``1,997 tokens/s``."""
     number = format_number(value)
     return f"{number} {unit}" if unit else number
+
+
+def format_breakable(text: str) -> Markup:
+    """``text`` escaped, with a line-break opportunity after each ``_`` (``<wbr>``): a long
+    identifier such as ``output_tokens_per_s_per_accelerator`` wraps in a narrow column
+    instead of widening it (and is never cut)."""
+    return Markup("_<wbr>").join(escape(part) for part in text.split("_"))
 
 
 def format_compact(value: float) -> str:
@@ -534,6 +542,7 @@ FILTERS: Mapping[str, Callable[..., Any]] = {
     "sort_value": sort_value,
     "format_count": format_count,
     "format_compact": format_compact,
+    "format_breakable": format_breakable,
     "format_ratio": format_ratio,
     "ratio_class": ratio_class,
     "format_direction": format_direction,
