@@ -235,3 +235,26 @@ def test_axis_titles_wrap_and_stay_escaped() -> None:
     wrapped = wrap_title("<b>x</b> & a very long name that goes on and on")
     assert "<b>" not in wrapped and "&lt;b&gt;x&lt;/b&gt; &amp;" in wrapped
     assert wrap_title("short") == "short"
+
+
+def test_the_demo_has_no_layout_problem(measured: dict[tuple[int, str], dict[str, Any]]) -> None:
+    # Tables fit at 1400 px (at 390 px one scrolls inside its box under a visible cue),
+    # no text cut in a cell, legends of 12 entries at most and none cut, axis titles clear
+    # of their tick labels, log axes without minor-tick labels.
+    from tests.support.browser_layout import layout_problems
+
+    problems = layout_problems(measured)
+    assert {kind: found for kind, found in problems.items() if found} == {}
+
+
+def test_the_demo_overview_counts_as_tracker_analyze(
+    demo_site: Path, measured: dict[tuple[int, str], dict[str, Any]]
+) -> None:
+    from tests.report.test_report_rounds import analyze_counts
+    from tests.support.rounds_site import tracker
+
+    url = f"sqlite:///{demo_site.parent / 'demo.db'}"
+    expected = analyze_counts(tracker(url, "analyze"))
+    assert expected["compared"] > 20
+    for width, _height in VIEWPORTS:
+        assert measured[(width, "index.html")]["counts"] == expected
