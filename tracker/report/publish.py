@@ -47,7 +47,6 @@ from tracker.report.inputs import (
     TRAINING_SOFTWARE,
     AnalysisCounts,
     PairRun,
-    PointOrder,
     PowerResult,
     ReportInput,
     SystemInfo,

@@ -50,8 +50,12 @@ from tracker.report.pages.compare import (
 )
 from tracker.report.pages.findings import build_findings_pages, build_scaling_page
 from tracker.report.pages.overview import GainRow, build_overview_page, pair_gains, pair_headline
-from tracker.report.pages.platforms import build_platform_pages
-from tracker.report.pages.rounds import build_round_pages, mlperf_rounds, round_href
+from tracker.report.pages.platforms import (
+    build_platform_pages,
+    build_round_pages,
+    mlperf_rounds,
+    round_href,
+)
 from tracker.report.pages.series import (
     SeriesContext,
     build_benchmark_page,
@@ -194,6 +198,26 @@ def _findings_pass(
     return hrefs
 
 
+def _round_passes(
+    data: ReportInput, names: SystemNames, out: PageWriter, *, generated_at: str, example: bool
+) -> tuple[dict[str, str], dict[str, str]]:
+    """Each round's platforms page and its page at a glance: their paths → rounds."""
+    platforms = {}
+    for href, platform_page in build_platform_pages(
+        data, names, generated_at=generated_at, is_example=example
+    ):
+        out.page(href, "platforms.html", platform_page)
+        platforms[href] = platform_page.round
+    rounds = {}
+    by_round = {label: h for h, label in platforms.items()}
+    for href, round_page in build_round_pages(
+        data, names, generated_at=generated_at, is_example=example, platforms=by_round
+    ):
+        out.page(href, "round.html", round_page)
+        rounds[href] = round_page.round
+    return platforms, rounds
+
+
 def render_site(
     data: ReportInput,
     out_dir: Path,
@@ -247,22 +271,7 @@ def _render(data: ReportInput, out: PageWriter, *, generated_at: str) -> None:
     out.page("training.html", "training_index.html", training_index)
     for href, training_page in training_pages:
         out.page(href, "training.html", training_page)
-    platforms = {}
-    for href, platform_page in build_platform_pages(
-        data, names, generated_at=generated_at, is_example=example
-    ):
-        out.page(href, "platforms.html", platform_page)
-        platforms[href] = platform_page.round
-    rounds = {}
-    for href, round_page in build_round_pages(
-        data,
-        names,
-        generated_at=generated_at,
-        is_example=example,
-        platforms={label: h for h, label in platforms.items()},
-    ):
-        out.page(href, "round.html", round_page)
-        rounds[href] = round_page.round
+    platforms, rounds = _round_passes(data, names, out, generated_at=generated_at, example=example)
     counts = totals.counts()
     overview = build_overview_page(
         data,

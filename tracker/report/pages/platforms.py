@@ -1,4 +1,34 @@
-"""Platforms compared within a round, per accelerator: a page per round.
+"""Platforms of a round: the round at a glance, and its systems ranked per accelerator.
+
+A round at a glance: a page per MLPerf round (a version label such as ``v6.1``).
+
+It answers an analyst's first questions about a round:
+
+* **Which accelerator leads which benchmark, and by how much**: a matrix of
+  accelerator models (rows) by benchmark and scenario (columns). A cell holds the
+  best result per accelerator of any system built on that accelerator model, its
+  ratio to the leader of the column (the best per accelerator of any model), and
+  is coloured by that ratio; its title names the best system and counts the
+  submitters and systems behind the model. The figures are those of
+  ``tracker compare --round`` (the rankings of
+  :func:`tracker.analyze.platforms.rank_platforms`: valid throughput divided by the
+  accelerator count, one measurement published under several names counted once).
+  The closed division comes first (the one results are compared in); the open
+  division, whose rules allow other models and methods, has a matrix of its own.
+  The columns are cut into tables of at most :data:`MAX_COLUMNS`, each table
+  holding only the accelerators with a result in its columns, so a table fits a
+  wide screen.
+* **What moved since the previous round**: the same system in both rounds where
+  nothing but the software changed (the comparability rule,
+  :func:`tracker.analyze.groupings.besides_software`, applied by
+  :func:`tracker.analyze.platforms.round_gains`), per accelerator, largest gain
+  first; pairs whose configuration changed are counted apart, never as gains.
+* **Power**, where the round has it: each result with its measured power,
+  ranked by performance per watt (:class:`PowerRow`).
+
+Systems not yet available (``preview``, ``rdi``) are marked wherever they appear.
+
+Platforms compared within a round, per accelerator: a page per round.
 
 For each benchmark and scenario of a round (a version label: ``v6.1``), every
 system's valid throughput result divided by its accelerator count, ranked best
@@ -20,19 +50,30 @@ from typing import TYPE_CHECKING
 
 from tracker.records.results import AnalysisSample
 from tracker.report.common import Page, SystemNames, benchmark_href, slug
-from tracker.report.inputs import ReportInput
+from tracker.report.inputs import PowerResult, ReportInput
 
 if TYPE_CHECKING:
-    from tracker.analyze.platforms import PlatformRanking
+    from tracker.analyze.platforms import PlatformRanking, PlatformResult, RoundGain
 
 __all__ = [
+    "MAX_COLUMNS",
+    "MatrixCell",
+    "MatrixColumn",
+    "MatrixRow",
+    "MatrixTable",
     "PlatformCase",
     "PlatformRow",
     "PlatformSamples",
     "PlatformsPage",
+    "PowerRow",
+    "RoundMove",
+    "RoundPage",
     "StackCase",
     "build_platform_pages",
+    "build_round_pages",
+    "mlperf_rounds",
     "platforms_href",
+    "round_href",
 ]
 
 
@@ -257,5 +298,324 @@ def build_platform_pages(
                 cases=cases,
                 systems=len(systems),
                 stacks=stacks,
+            ),
+        )
+
+
+MAX_COLUMNS = 9
+"""Benchmark and scenario columns of one matrix table at most (more are cut into further
+tables of about equal width)."""
+
+_SAME_SYSTEM = "same system, nothing but the software"
+""":data:`tracker.analyze.platforms.SAME_SYSTEM` (the report may not import that module)."""
+
+
+@dataclass(frozen=True, slots=True)
+class MatrixColumn:
+    """One benchmark and scenario of the round."""
+
+    benchmark: str
+    scenario: str
+    unit: str
+    """Unit of the results (per accelerator in the cells)."""
+    href: str
+    """The benchmark page."""
+    leader: str
+    """The accelerator model with the best result per accelerator."""
+
+
+@dataclass(frozen=True, slots=True)
+class MatrixCell:
+    """The best result per accelerator of one accelerator model in one column."""
+
+    per_accelerator: float
+    """The best system's result divided by its accelerator count."""
+    ratio: float
+    """To the column's leader (1: the leader)."""
+    system: str
+    """The best system (with its submitter where names collide)."""
+    system_href: str
+    accelerators: int
+    """The best system's accelerator count."""
+    submitters: int
+    """Submitters with a result on this accelerator model in the column."""
+    systems: int
+    """Systems (rows of the ranking, twins included) on this model in the column."""
+    availability: str = ""
+    """The best system's availability when not ``available`` (``preview``, ``rdi``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class MatrixRow:
+    """One accelerator model: a cell per column of its table (``None``: no result)."""
+
+    accelerator: str
+    cells: tuple[MatrixCell | None, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class MatrixTable:
+    """Some columns of one division's matrix, with the accelerators that have a result."""
+
+    division: str
+    columns: tuple[MatrixColumn, ...]
+    rows: tuple[MatrixRow, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class RoundMove:
+    """One result of the same configuration in the previous round and this one."""
+
+    benchmark: str
+    scenario: str
+    href: str
+    system: str
+    system_href: str
+    accelerator: str
+    accelerators: int
+    unit: str
+    before: float
+    """Per accelerator, in the previous round."""
+    after: float
+    """Per accelerator, in this round."""
+    ratio: float
+    """after / before: above 1 is more throughput."""
+    availability: str = ""
+    """This round's availability when not ``available``."""
+
+
+@dataclass(frozen=True, slots=True)
+class PowerRow:
+    """One result with its measured power, ranked by performance per watt."""
+
+    rank: int
+    benchmark: str
+    scenario: str
+    href: str
+    system: str
+    system_href: str
+    accelerators: int
+    value: float
+    unit: str
+    power_w: float
+    per_watt: float
+    """``value / power_w``: the unit per watt (tokens/s per W = tokens per joule)."""
+    division: str = ""
+    availability: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class RoundPage(Page):
+    """The context of ``round.html``: one round at a glance."""
+
+    round: str
+    previous: str
+    """The round before it (empty: none stored)."""
+    tables: tuple[MatrixTable, ...]
+    """The matrix, closed division first, its columns cut into tables."""
+    divisions: tuple[str, ...]
+    """The divisions of the matrix, in order."""
+    cases: int
+    """Benchmark and scenario columns of the round, all divisions."""
+    accelerators: int
+    """Accelerator models with a result in the round."""
+    moves: tuple[RoundMove, ...]
+    """The same configuration in the previous round and this one, largest gain first."""
+    changed: int
+    """Pairs of the two rounds whose configuration changed (not gains; not listed)."""
+    power: tuple[PowerRow, ...]
+    """Results with measured power, best per watt first."""
+    platforms_href: str
+    """The round's full rankings per accelerator (empty: no such page)."""
+
+
+def round_href(round_label: str) -> str:
+    """The page of one round at a glance."""
+    return f"round/{slug(round_label)}.html"
+
+
+def _division(result: PlatformResult) -> str:
+    return (result.division or "closed").strip().lower() or "closed"
+
+
+def _submitter(key: str) -> str:
+    return key.split("/", 1)[0]
+
+
+def _cells(ranking: PlatformRanking, division: str, names: SystemNames) -> dict[str, MatrixCell]:
+    """The best result per accelerator of each accelerator model of one division."""
+    results = [r for r in ranking.results if _division(r) == division]
+    if not results:
+        return {}
+    leader = max(r.per_accelerator for r in results)
+    by_model: dict[str, list[PlatformResult]] = defaultdict(list)
+    for r in results:
+        by_model[r.accelerator or "?"].append(r)
+    cells = {}
+    for model, members in by_model.items():
+        best = max(members, key=lambda r: (r.per_accelerator, -r.rank))
+        keys = [k for r in members for k in (r.system_key, *r.twins)]
+        name = names.of(best.system_key, best.system)
+        status = best.availability or ""
+        cells[model] = MatrixCell(
+            per_accelerator=best.per_accelerator,
+            ratio=best.per_accelerator / leader,
+            system=name.label,
+            system_href=name.href,
+            accelerators=best.accelerators,
+            submitters=len({_submitter(k) for k in keys}),
+            systems=len(set(keys)),
+            availability="" if status == "available" else status,
+        )
+    return cells
+
+
+def _row_order(model: str, cells: Sequence[MatrixCell | None]) -> tuple[int, int, str]:
+    """Accelerators leading most columns first, then those with most results."""
+    present = [c for c in cells if c is not None]
+    return (-sum(c.ratio >= 1.0 for c in present), -len(present), model)
+
+
+def _division_tables(
+    rankings: Sequence[PlatformRanking], division: str, names: SystemNames
+) -> list[MatrixTable]:
+    """One division's matrix, cut into tables of at most :data:`MAX_COLUMNS` columns."""
+    columns: list[tuple[MatrixColumn, dict[str, MatrixCell]]] = []
+    for ranking in rankings:
+        cells = _cells(ranking, division, names)
+        if not cells:
+            continue
+        leader = max(cells, key=lambda m: (cells[m].ratio, m))
+        href = benchmark_href(ranking.benchmark, ranking.scenario)
+        column = MatrixColumn(ranking.benchmark, ranking.scenario, ranking.unit, href, leader)
+        columns.append((column, cells))
+    tables = []
+    size = -(-len(columns) // -(-len(columns) // MAX_COLUMNS)) if columns else 1
+    for start in range(0, len(columns), size):
+        chunk = columns[start : start + size]
+        models = sorted({m for _c, cells in chunk for m in cells})
+        rows = [MatrixRow(m, tuple(cells.get(m) for _c, cells in chunk)) for m in models]
+        rows.sort(key=lambda r: _row_order(r.accelerator, r.cells))
+        tables.append(MatrixTable(division, tuple(c for c, _cells in chunk), tuple(rows)))
+    return tables
+
+
+def _divisions(rankings: Sequence[PlatformRanking]) -> list[str]:
+    found = {_division(r) for ranking in rankings for r in ranking.results}
+    return sorted(found, key=lambda d: (d != "closed", d != "open", d))
+
+
+def _moves(
+    gains: Sequence[RoundGain], names: SystemNames, round_label: str
+) -> tuple[list[RoundMove], int]:
+    """The same-configuration pairs into ``round_label``, largest gain first, and how many
+    pairs changed configuration."""
+    moves = []
+    changed = 0
+    for g in gains:
+        if g.new_round != round_label:
+            continue
+        if g.kind != _SAME_SYSTEM:
+            changed += 1
+            continue
+        name = names.of(g.new_system_key or g.new_system, g.new_system)
+        status = g.new_availability or ""
+        moves.append(
+            RoundMove(
+                benchmark=g.benchmark,
+                scenario=g.scenario,
+                href=benchmark_href(g.benchmark, g.scenario),
+                system=name.label,
+                system_href=name.href,
+                accelerator=g.accelerator or "?",
+                accelerators=g.new_accelerators,
+                unit=g.unit,
+                before=g.old_value / g.old_accelerators,
+                after=g.new_value / g.new_accelerators,
+                ratio=g.ratio,
+                availability="" if status == "available" else status,
+            )
+        )
+    moves.sort(key=lambda m: (-m.ratio, m.benchmark, m.scenario, m.system))
+    return moves, changed
+
+
+def power_rows(
+    power: Sequence[PowerResult], names: SystemNames, round_label: str
+) -> tuple[PowerRow, ...]:
+    """The round's results with measured power, best performance per watt first."""
+    found = [p for p in power if p.round == round_label and p.power_w > 0]
+    found.sort(key=lambda p: (-p.value / p.power_w, p.benchmark, p.scenario, p.system_key))
+    rows = []
+    for rank, p in enumerate(found, start=1):
+        name = names.of(p.system_key, p.system)
+        rows.append(
+            PowerRow(
+                rank=rank,
+                benchmark=p.benchmark,
+                scenario=p.scenario,
+                href=benchmark_href(p.benchmark, p.scenario),
+                system=name.label,
+                system_href=name.href,
+                accelerators=p.accelerators or 0,
+                value=p.value,
+                unit=p.unit,
+                power_w=p.power_w,
+                per_watt=p.value / p.power_w,
+                division=p.division,
+                availability="" if p.availability == "available" else p.availability,
+            )
+        )
+    return tuple(rows)
+
+
+MLPERF_PREFIX = "mlperf"
+"""Software names of MLPerf results start with it (``mlperf-inference``): their versions
+are rounds."""
+
+
+def mlperf_rounds(data: ReportInput) -> list[str]:
+    """The MLPerf rounds with rankings, in version order (then by label)."""
+    order = {v.version: i for i, v in enumerate(data.versions)}
+    rounds = {v.version for v in data.versions if v.software.startswith(MLPERF_PREFIX)}
+    found = {r.round for r in data.platforms if r.round in rounds}
+    return sorted(found, key=lambda v: (order.get(v, len(order)), v))
+
+
+def build_round_pages(
+    data: ReportInput,
+    names: SystemNames,
+    *,
+    generated_at: str,
+    is_example: bool,
+    platforms: dict[str, str],
+) -> Iterator[tuple[str, RoundPage]]:
+    """(path, context) of each round's page; ``platforms``: the rankings pages by round."""
+    by_round: dict[str, list[PlatformRanking]] = defaultdict(list)
+    for ranking in data.platforms:
+        by_round[ranking.round].append(ranking)
+    rounds = mlperf_rounds(data)
+    for index, round_label in enumerate(rounds):
+        rankings = by_round[round_label]
+        divisions = _divisions(rankings)
+        tables = [t for d in divisions for t in _division_tables(rankings, d, names)]
+        moves, changed = _moves(data.round_gains, names, round_label)
+        models = {r.accelerator or "?" for ranking in rankings for r in ranking.results}
+        yield (
+            round_href(round_label),
+            RoundPage(
+                title=f"Round {round_label} at a glance",
+                generated_at=generated_at,
+                is_example=is_example,
+                round=round_label,
+                previous=rounds[index - 1] if index else "",
+                tables=tuple(tables),
+                divisions=tuple(divisions),
+                cases=len(rankings),
+                accelerators=len(models),
+                moves=tuple(moves),
+                changed=changed,
+                power=power_rows(data.power, names, round_label),
+                platforms_href=platforms.get(round_label, ""),
             ),
         )

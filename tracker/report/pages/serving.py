@@ -181,11 +181,7 @@ def _curve(data: ReportInput, targets: Sequence[SweepTarget], chart_index: int) 
     raw: dict[str, list[tuple[float, float]]] = defaultdict(list)
     for p in data.sweep_points:
         if p.sweep_key in {t.sweep_key for t in targets} and p.is_valid and p.tokens_per_s_per_user:
-            per = (
-                p.output_tokens_per_s / p.accelerators_total
-                if p.accelerators_total
-                else p.output_tokens_per_s
-            )
+            per = p.output_tokens_per_s / (p.accelerators_total or 1)
             raw[p.version].append((p.tokens_per_s_per_user, per))
     versions = list(dict.fromkeys(t.version for t in targets))
     target = data.target_tokens_per_s_per_user
