@@ -178,3 +178,25 @@ def test_the_overview_counts_as_tracker_analyze_does(rounds: RoundsSite) -> None
     expected = analyze_counts(rounds.analyze_output)
     assert expected["compared"] > 60 and expected["improvement"] > 20
     assert overview_counts(rounds.site / "index.html") == expected
+
+
+def test_the_power_results_are_ranked_per_watt_beside_performance(rounds: RoundsSite) -> None:
+    # v5.1: Lenovo's SR680a V3 measured with power (the results table's Power_Result, W).
+    text = _text(round_page(rounds.site, "v5.1"))
+    power = text[text.index("Performance per watt") :]
+    rows = re.findall(
+        r"(\d) SR680a_V3_B200SXMx8_TRT (\S+) (\w+)(?: \(the same measurement as (\S+)\))?"
+        r" ([\d.]+) tokens/s per W ([\d,]+) tokens/s ([\d,]+) W",
+        power,
+    )
+    # Five results, of which one is the -99.9 twin of a -99 one (the same run): four rows,
+    # best per watt first (the Server runs of -99 and -99.9 are two measurements).
+    assert [r[:4] for r in rows] == [
+        ("1", "llama2-70b-99", "Offline", "llama2-70b-99.9"),
+        ("2", "llama2-70b-99.9", "Server", ""),
+        ("3", "llama2-70b-99", "Server", ""),
+        ("4", "whisper", "Offline", ""),
+    ]
+    assert rows[0][4:] == ("9.894", "102,909", "10,401")  # 102,909 tokens/s ÷ 10,401 W
+    per_watt = [float(r[4]) for r in rows]
+    assert per_watt == sorted(per_watt, reverse=True)

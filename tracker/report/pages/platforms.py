@@ -402,6 +402,9 @@ class PowerRow:
     """``value / power_w``: the unit per watt (tokens/s per W = tokens per joule)."""
     division: str = ""
     availability: str = ""
+    twins: tuple[str, ...] = ()
+    """Benchmarks of the same measurement (``llama2-70b-99.9`` beside ``llama2-70b-99``):
+    one row for them all."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -540,14 +543,28 @@ def _moves(
     return moves, changed
 
 
+def _power_twins(power: Sequence[PowerResult]) -> list[tuple[PowerResult, tuple[str, ...]]]:
+    """One result per measurement: the same system, scenario, result and power published
+    under several benchmarks (an accuracy twin) is one, naming the others."""
+    groups: dict[tuple[str, str, str, str], list[PowerResult]] = defaultdict(list)
+    for p in power:
+        groups[(p.system_key, p.scenario, f"{p.value:.6g}", f"{p.power_w:.6g}")].append(p)
+    out = []
+    for members in groups.values():
+        head, *rest = sorted(members, key=lambda p: p.benchmark)
+        out.append((head, tuple(p.benchmark for p in rest)))
+    return out
+
+
 def power_rows(
     power: Sequence[PowerResult], names: SystemNames, round_label: str
 ) -> tuple[PowerRow, ...]:
-    """The round's results with measured power, best performance per watt first."""
-    found = [p for p in power if p.round == round_label and p.power_w > 0]
-    found.sort(key=lambda p: (-p.value / p.power_w, p.benchmark, p.scenario, p.system_key))
+    """The round's results with measured power, best performance per watt first (twins
+    once)."""
+    found = _power_twins([p for p in power if p.round == round_label and p.power_w > 0])
+    found.sort(key=lambda t: (-t[0].value / t[0].power_w, t[0].benchmark, t[0].scenario))
     rows = []
-    for rank, p in enumerate(found, start=1):
+    for rank, (p, twins) in enumerate(found, start=1):
         name = names.of(p.system_key, p.system)
         rows.append(
             PowerRow(
@@ -564,6 +581,7 @@ def power_rows(
                 per_watt=p.value / p.power_w,
                 division=p.division,
                 availability="" if p.availability == "available" else p.availability,
+                twins=twins,
             )
         )
     return tuple(rows)
