@@ -200,3 +200,21 @@ def test_the_power_results_are_ranked_per_watt_beside_performance(rounds: Rounds
     assert rows[0][4:] == ("9.894", "102,909", "10,401")  # 102,909 tokens/s ÷ 10,401 W
     per_watt = [float(r[4]) for r in rows]
     assert per_watt == sorted(per_watt, reverse=True)
+
+
+def test_a_benchmark_page_shows_performance_per_watt_beside_performance(
+    rounds: RoundsSite,
+) -> None:
+    report = json.loads((rounds.site / "report.json").read_text(encoding="utf-8"))
+    (href,) = [
+        h for h, t in report["pages"]["benchmarks"].items() if t == "llama2-70b-99 · Offline"
+    ]
+    text = _text(rounds.site / href)
+    # The newest round ranked first, the earlier ones folded under it, each with its figures.
+    assert text.index("Ranked: mlperf-inference v6.0") < text.index("Ranked: mlperf-inference v5.1")
+    v51 = text[text.index("Ranked: mlperf-inference v5.1") :]
+    assert "Per watt" in v51
+    # 102,909 tokens/s at 10,401 W (v5.1): 9.894 tokens/s per W.
+    assert re.search(
+        r"SR680a_V3_B200SXMx8_TRT Lenovo · 8 × NVIDIA B200-SXM-180GB 102,909 12,864 9\.894", text
+    )

@@ -305,6 +305,7 @@ class PowerResult:
     unit: str
     power_w: float
     """The mean power of the system under test, in watts."""
+    metric: str = ""
     accelerators: int | None = None
     division: str = ""
     availability: str = ""
@@ -327,6 +328,7 @@ def power_result(row: ExportRow) -> PowerResult | None:
         value=row.value,
         unit=row.unit,
         power_w=power,
+        metric=row.metric,
         accelerators=row.accelerators_total,
         division=row.division or "",
     )

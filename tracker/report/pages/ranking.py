@@ -21,7 +21,7 @@ dots say nothing across versions.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from tracker.analyze.groupings import besides_software
 from tracker.records.results import Configuration
@@ -68,6 +68,13 @@ class RankedRow:
     """Direction-aware ratio to ``previous`` (above 1 is better)."""
     changed: str = ""
     """What else changed against the version before (not a software change)."""
+    power_w: float | None = None
+    """The system's measured power while it ran (MLPerf power results; ``None``: none)."""
+
+    @property
+    def per_watt(self) -> float | None:
+        """Performance per watt: the result divided by the measured power."""
+        return self.value / self.power_w if self.power_w else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,6 +91,10 @@ class RankedTable:
     rows: tuple[RankedRow, ...]
     has_per_accelerator: bool
     has_workloads: bool
+    has_power: bool = False
+    """Whether any result was measured with its power (a per-watt column)."""
+    is_newest: bool = True
+    """The newest version of its software and metric (the others are folded away)."""
 
 
 def newest_index(rows: Sequence[SeriesRow]) -> int | None:
@@ -179,36 +190,73 @@ def _ranked_row(
     )
 
 
+PowerKey = tuple[str, str, str, str, str, str]
+"""Software, version, system key, benchmark, scenario, metric of a result with power."""
+
+
+def _labels(row: SeriesRow) -> tuple[str, str, str, str]:
+    return (row.system_key, row.benchmark, row.scenario, row.metric)
+
+
+def _with_power(row: RankedRow, power_w: float | None) -> RankedRow:
+    return row if power_w is None else replace(row, power_w=power_w)
+
+
+def _ranked_table(
+    table: SeriesTable,
+    group: tuple[str, str, bool],
+    rows: Sequence[SeriesRow],
+    index: int,
+    described: Mapping[str, SystemInfo],
+    power: Mapping[PowerKey, float],
+) -> RankedTable:
+    """The results of one version (column ``index``) of one metric, best first."""
+    metric, unit, hib = group
+    version = table.versions[index]
+
+    def order(row: SeriesRow) -> tuple[float, str]:
+        cell = row.cells[index]
+        value = cell.median if cell is not None else float("nan")
+        return (-value if hib else value, row.system)
+
+    ranked = sorted((r for r in rows if r.cells[index] is not None), key=order)
+    found = tuple(
+        _with_power(
+            _ranked_row(rank, row, table.versions, index, described.get(row.system_key)),
+            power.get((table.software, version, *_labels(row))),
+        )
+        for rank, row in enumerate(ranked, start=1)
+    )
+    return RankedTable(
+        software=table.software,
+        version=version,
+        previous_version=table.versions[index - 1] if index > 0 else "",
+        metric=metric,
+        unit=unit,
+        higher_is_better=hib,
+        rows=found,
+        has_per_accelerator=any(r.per_accelerator is not None for r in found),
+        has_workloads=any(r.workload for r in found),
+        has_power=any(r.power_w for r in found),
+        is_newest=index == newest_index(rows),
+    )
+
+
 def ranked_tables(
-    tables: Sequence[SeriesTable], described: Mapping[str, SystemInfo]
+    tables: Sequence[SeriesTable],
+    described: Mapping[str, SystemInfo],
+    power: Mapping[PowerKey, float] | None = None,
 ) -> tuple[RankedTable, ...]:
-    """Per software and metric, the newest version's results best first."""
+    """Per software and metric, each version's results best first, the newest version first;
+    ``power``: the measured power (W) of the results that have one, beside their
+    performance."""
     out = []
     for table in tables:
         groups: dict[tuple[str, str, bool], list[SeriesRow]] = {}
         for row in table.rows:
             groups.setdefault((row.metric, row.unit, row.higher_is_better), []).append(row)
-        for (metric, unit, hib), rows in sorted(groups.items()):
-            index = newest_index(rows)
-            if index is None:
-                continue
-            present = [r for r in rows if r.cells[index] is not None]
-            ranked = _best_first(present)
-            found = tuple(
-                _ranked_row(rank, row, table.versions, index, described.get(row.system_key))
-                for rank, row in enumerate(ranked, start=1)
-            )
-            out.append(
-                RankedTable(
-                    software=table.software,
-                    version=table.versions[index],
-                    previous_version=table.versions[index - 1] if index > 0 else "",
-                    metric=metric,
-                    unit=unit,
-                    higher_is_better=hib,
-                    rows=found,
-                    has_per_accelerator=any(r.per_accelerator is not None for r in found),
-                    has_workloads=any(r.workload for r in found),
-                )
-            )
+        for group, rows in sorted(groups.items()):
+            for index in range(len(table.versions) - 1, -1, -1):
+                if any(r.cells[index] is not None for r in rows):
+                    out.append(_ranked_table(table, group, rows, index, described, power or {}))
     return tuple(out)

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from tracker.records.results import SeriesPoint
 from tracker.report.charts import (
@@ -62,6 +62,7 @@ from tracker.report.inputs import ReportInput, SystemInfo
 from tracker.report.issues import FindingIssue, cause_points, finding_issues
 from tracker.report.pages.ranking import (
     MAX_BARS,
+    PowerKey,
     RankedTable,
     lined_rows,
     newest_index,
@@ -85,6 +86,8 @@ __all__ = [
 
 
 PER_ACCELERATOR = "_per_accelerator"
+MLPERF_INFERENCE = "mlperf-inference"
+"""The software of MLPerf Inference rounds, whose results may carry their power."""
 
 
 def accelerator_count(system: SystemInfo | None) -> int | None:
@@ -532,6 +535,8 @@ class SeriesContext:
     by_system: Mapping[str, Sequence[FindingIssue]]
     described: Mapping[str, SystemInfo]
     generated_at: str
+    power: Mapping[PowerKey, float] = field(default_factory=dict)
+    """The measured power (W) of each result that has one (the rankings' per-watt column)."""
 
 
 def series_context(
@@ -563,6 +568,10 @@ def series_context(
         by_system=by_system,
         described={s.key or s.name: s for s in data.systems},
         generated_at=generated_at,
+        power={
+            (MLPERF_INFERENCE, p.round, p.system_key, p.benchmark, p.scenario, p.metric): p.power_w
+            for p in data.power
+        },
     )
 
 
@@ -592,7 +601,7 @@ def build_benchmark_page(ctx: SeriesContext, points: Sequence[SeriesPoint]) -> B
         charts=_charts(tables, ctx.lookup, ctx.marks, by_system=True),
         per_accelerator=per_accelerator_charts(tables, ctx.described),
         tables=tables,
-        ranked=ranked_tables(tables, ctx.described),
+        ranked=ranked_tables(tables, ctx.described, ctx.power),
         findings=tuple(findings[:MAX_FINDINGS]),
         findings_total=len(findings),
         systems=tuple(PageLink(n.label, n.href) for n in (ctx.names.of(*ks) for ks in systems)),
