@@ -60,9 +60,12 @@ def build_sites(work: Path) -> dict[str, Path]:
 
 
 def chosen_pages(site: Path) -> dict[str, Path]:
-    """One page per kind that the site has: the largest of its pattern."""
+    """One page per kind that the site has (and links): the largest of its pattern."""
     found = {}
+    index = (site / "index.html").read_text(encoding="utf-8")
     for kind, pattern in KINDS.items():
+        if "*" not in pattern and f'href="{pattern}"' not in index:
+            continue  # a kind of data the site lacks: its page is not linked
         pages = sorted(site.glob(pattern), key=lambda p: (-p.stat().st_size, p))
         if pages:
             found[kind] = pages[0]

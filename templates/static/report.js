@@ -52,16 +52,41 @@
   var MIN_PLOT_HEIGHT = 300;
   var MIN_PLOT_WIDTH = 200;
 
+  // Bars whose names leave the plot too narrow: each name on its own line above its bar
+  // (wrapped to the chart's width), the bars the whole width; returns the new height.
+  function namesAboveBars(gd, update) {
+    var names = (gd.data[0] && gd.data[0].y) || [];
+    var width = Math.max(16, Math.floor((gd.clientWidth - 30) / 6.5));
+    var wrapped = names.map(function (name) {
+      return wrapName(String(name), width);
+    });
+    var lines = wrapped.reduce(function (most, name) {
+      return Math.max(most, name.split("<br>").length);
+    }, 1);
+    var slot = 24 + 14 * lines;
+    update["yaxis.showticklabels"] = false;
+    update["yaxis.automargin"] = false;
+    update["margin.l"] = 10;
+    update["margin.t"] = 14 * lines + 6;
+    update.bargap = 1 - 16 / slot;
+    update.annotations = wrapped.map(function (name, i) {
+      return {
+        xref: "paper", x: 0, yref: "y", y: names[i], yanchor: "bottom", yshift: 9,
+        xanchor: "left", align: "left", showarrow: false, text: name, font: { size: 11 },
+      };
+    });
+    var margins = gd._fullLayout.margin;
+    return slot * names.length + 14 * lines + 6 + margins.b + 40;
+  }
+
   function fit(gd) {
     var layout = gd._fullLayout;
     var size = layout._size;
     var update = {};
-    if (size.w < MIN_PLOT_WIDTH && layout.yaxis && layout.yaxis.type === "category") {
-      update["yaxis.ticklabelposition"] = "inside";
-      update["yaxis.automargin"] = false;
-      update["margin.l"] = 10;
-    }
     var height = layout.height;
+    if (size.w < MIN_PLOT_WIDTH && layout.yaxis && layout.yaxis.type === "category") {
+      height = namesAboveBars(gd, update);
+    }
     if (size.h < MIN_PLOT_HEIGHT) {
       height += MIN_PLOT_HEIGHT - size.h;
     }

@@ -235,3 +235,13 @@ def test_long_identifiers_may_wrap_after_underscores_and_stay_escaped() -> None:
 
     assert str(format_breakable("tokens_per_s")) == "tokens_<wbr>per_<wbr>s"
     assert str(format_breakable("<b>_x")) == "&lt;b&gt;_<wbr>x"
+
+
+def test_versions_are_coloured_light_to_dark_never_red_or_green() -> None:
+    from tracker.report.charts import _COLORS, version_color
+
+    three = [version_color(i, 3) for i in range(3)]
+    assert three == ["#6baed6", "#2171b5", "#08306b"]
+    assert version_color(0, 1) == "#08306b"
+    assert len({version_color(i, 9) for i in range(9)}) == 5
+    assert not {"#cf222e", "#1a7f37"} & {*_COLORS, *three}

@@ -87,14 +87,12 @@ def color(index: int) -> str:
 
 def version_color(index: int, count: int) -> str:
     """The colour of the ``index``-th of ``count`` versions in order: a sequential scale,
-    oldest lightest, newest darkest (never the verdicts' red or green)."""
-    scale = _VERSION_COLORS
+    oldest lightest, newest darkest (never the verdicts' red or green); the palest blues
+    are left out (too faint on white)."""
+    scale = _VERSION_COLORS[2:]
     if count <= 1:
         return scale[-1]
-    first = max(0, len(scale) - count) if count <= len(scale) else 0
-    span = len(scale) - 1 - first
-    position = first + round(span * min(index, count - 1) / (count - 1))
-    return scale[position]
+    return scale[round((len(scale) - 1) * min(index, count - 1) / (count - 1))]
 
 
 def _num(value: float | None) -> float | None:
