@@ -229,7 +229,8 @@ def _axis(title: str, **extra: Any) -> Spec:
     for key in ("categoryarray", "ticktext"):
         if key in extra:
             extra[key] = [chart_value(v) for v in extra[key]]
-    return {"title": {"text": wrap_title(title)}, "automargin": True, "zeroline": False, **extra}
+    title_spec = {"text": wrap_title(title), "standoff": 12}  # clear of the tick labels
+    return {"title": title_spec, "automargin": True, "zeroline": False, **extra}
 
 
 def xy_chart(
