@@ -367,7 +367,9 @@ def test_findings_are_paginated_and_every_row_links_its_page(tmp_path: Path) -> 
     second = (tmp_path / "findings-2.html").read_text(encoding="utf-8")
     assert "Findings 1,001–2,000 of 2,500" in second
     assert 'href="findings-3.html" rel="next"' in second and 'data-sort="1000"' in second
-    assert second.count('<tr data-kind="change_point"') == 1000 and "level_after" in second
+    assert (
+        second.count('<tr data-kind="change_point"') == 1000 and "<dt>level after<dd>1.5" in second
+    )
     benchmark = next((tmp_path / "benchmark").glob("*.html")).read_text(encoding="utf-8")
     assert "2,500 findings, the first 50 shown" in benchmark
     rows = list(csv.DictReader(io.StringIO((tmp_path / "findings.csv").read_text("utf-8"))))

@@ -170,7 +170,7 @@ def analyze_counts(output: str) -> dict[str, int]:
 
 def overview_counts(index: Path) -> dict[str, int]:
     """The overview's analysis line: each count it states, by name."""
-    found = re.findall(r'<span data-count="([^"]+)">([\d,]+) ', index.read_text("utf-8"))
+    found = re.findall(r'<span data-count="([^"]+)">([\d,]+)</span>', index.read_text("utf-8"))
     return {name: int(n.replace(",", "")) for name, n in found}
 
 
