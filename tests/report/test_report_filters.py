@@ -187,7 +187,7 @@ def test_evidence_items_have_readable_names() -> None:
     assert evidence_items(evidence) == [
         ("detectable change", "9.51626%"),
         ("samples, baseline", "3"),
-        ("one-sided p", "0.01"),
+        ("side tested", "0.01"),
         ("welch t, low", "1.5"),
     ]
 

@@ -456,7 +456,7 @@ def _empty(value: Any) -> bool:
 
 EVIDENCE_NAMES: Mapping[str, str] = {
     "g": "log change g",
-    "p_sided": "one-sided p",
+    "p_sided": "side tested",
     "q_level": "q level",
     "n_baseline": "samples, baseline",
     "n_candidate": "samples, candidate",

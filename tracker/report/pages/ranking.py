@@ -42,6 +42,9 @@ MAX_LINES = 12
 """Lines (legend entries) of one chart at most: the best in the newest version."""
 MAX_BARS = 25
 """Bars of one ranked bar chart at most."""
+ROUNDS_PREFIX = "mlperf"
+"""Software whose versions are MLPerf rounds (other systems in each): every round is ranked,
+the earlier ones folded; other software ranks its newest version only."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -247,7 +250,8 @@ def ranked_tables(
     described: Mapping[str, SystemInfo],
     power: Mapping[PowerKey, float] | None = None,
 ) -> tuple[RankedTable, ...]:
-    """Per software and metric, each version's results best first, the newest version first;
+    """Per software and metric, the newest version's results best first (and for MLPerf
+    rounds each earlier round's, newest first);
     ``power``: the measured power (W) of the results that have one, beside their
     performance."""
     out = []
@@ -255,8 +259,10 @@ def ranked_tables(
         groups: dict[tuple[str, str, bool], list[SeriesRow]] = {}
         for row in table.rows:
             groups.setdefault((row.metric, row.unit, row.higher_is_better), []).append(row)
+        every = table.software.startswith(ROUNDS_PREFIX)
         for group, rows in sorted(groups.items()):
+            newest = newest_index(rows)
             for index in range(len(table.versions) - 1, -1, -1):
-                if any(r.cells[index] is not None for r in rows):
+                if (every or index == newest) and any(r.cells[index] is not None for r in rows):
                     out.append(_ranked_table(table, group, rows, index, described, power or {}))
     return tuple(out)
