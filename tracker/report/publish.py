@@ -292,9 +292,11 @@ def _analysis_counts(outcome: AnalysisOutcome) -> AnalysisCounts:
 
 
 def _round_gains(platforms: PlatformSamples) -> tuple[RoundGain, ...]:
-    """Each round against the one before it (in version order): the same systems' results."""
+    """Each MLPerf round against the one before it (in version order): the same systems'
+    results (the round pages; other software has no round pages)."""
     by_round = platforms.by_round()
-    rounds = sorted(by_round, key=version_sort_key)
+    mlperf = [v for v in by_round if platforms.software.get(v, "").startswith("mlperf")]
+    rounds = sorted(mlperf, key=version_sort_key)
     return tuple(
         gain
         for old, new in zip(rounds, rounds[1:], strict=False)

@@ -159,6 +159,8 @@ class PlatformSamples:
     def __init__(self) -> None:
         self._first: dict[_Key, AnalysisSample] = {}
         self._sums: dict[_Key, tuple[float, int]] = {}
+        self.software: dict[str, str] = {}
+        """Each version's software (the first seen): which versions are MLPerf rounds."""
 
     @staticmethod
     def ranked(s: AnalysisSample) -> bool:
@@ -177,6 +179,7 @@ class PlatformSamples:
         """``samples``, unchanged; those a comparison ranks are noted."""
         for s in samples:
             if self.ranked(s):
+                self.software.setdefault(s.version, s.software)
                 key = (s.version, s.benchmark, s.scenario, s.metric, s.unit, s.system_key)
                 self._first.setdefault(key, s)
                 total, n = self._sums.get(key, (0.0, 0))
