@@ -258,3 +258,15 @@ def test_the_demo_overview_counts_as_tracker_analyze(
     assert expected["compared"] > 20
     for width, _height in VIEWPORTS:
         assert measured[(width, "index.html")]["counts"] == expected
+
+
+def test_pages_of_absent_kinds_of_data_are_not_linked(demo_site: Path) -> None:
+    # The demo has no MLPerf Training results: no page links the Training page; it has
+    # serving sweeps, scaling groups and MLPerf rounds, which the navigation links.
+    pages = sorted(demo_site.rglob("*.html"))
+    assert pages and not any('href="training.html"' in p.read_text("utf-8") for p in pages)
+    assert not any('href="../training.html"' in p.read_text("utf-8") for p in pages)
+    index = (demo_site / "index.html").read_text(encoding="utf-8")
+    nav = index[index.index('<nav class="site-nav">') : index.index("</nav>")]
+    for linked in ("serving.html", "scaling.html", "round/v6-0-"):
+        assert f'href="{linked}' in nav, linked
