@@ -238,6 +238,8 @@ class OverviewPage(Page):
     """What ``tracker analyze`` counts, said in the same numbers (``None``: not given)."""
     has_gains: bool = False
     """Whether any series was compared across two versions (gains or losses to show)."""
+    has_scaling: bool = True
+    """Whether any results form a scaling group (else the scaling page is not linked)."""
 
 
 def _finite(value: float | None) -> float | None:
@@ -444,13 +446,7 @@ def build_overview_page(
     ``issues`` are ``findings`` grouped (:func:`~tracker.report.issues.finding_issues`),
     ``points`` every sweep point per cause (:func:`~tracker.report.issues.cause_points`).
     """
-    if data.gains:
-        gains = series_gains(data.gains, data.infos, _names(data))
-    ranked = sorted(gains, key=lambda r: (-r.gain, r.software, r.system, r.series))
-    by_issue = sorted(
-        _gain_issues(ranked, data.infos, points or {}),
-        key=lambda r: (-r.gain, r.software, r.system, r.series),
-    )
+    ranked, by_issue = _ranked_gains(data, gains, points or {})
     open_rows = sorted((i for i in issues if _headline(i)), key=lambda i: finding_rank(i.head))
     warnings = scaling_issues(
         [f for f in findings if f.kind == "scaling_efficiency" and f.status != "fixed"]
@@ -480,7 +476,23 @@ def build_overview_page(
         settings=data.settings,
         analysis=data.analysis,
         has_gains=bool(ranked),
+        has_scaling=bool(data.scaling or data.scaling_issues),
     )
+
+
+def _ranked_gains(
+    data: ReportInput, gains: Sequence[GainRow], points: CausePoints
+) -> tuple[list[GainRow], list[GainRow]]:
+    """The gains (analyze's, else those of the newest pairs) largest first: per series, and
+    per issue (one cause, one row)."""
+    if data.gains:
+        gains = series_gains(data.gains, data.infos, _names(data))
+    ranked = sorted(gains, key=lambda r: (-r.gain, r.software, r.system, r.series))
+    by_issue = sorted(
+        _gain_issues(ranked, data.infos, points),
+        key=lambda r: (-r.gain, r.software, r.system, r.series),
+    )
+    return ranked, by_issue
 
 
 def _names(data: ReportInput) -> SystemNames:
