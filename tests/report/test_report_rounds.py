@@ -218,3 +218,23 @@ def test_a_benchmark_page_shows_performance_per_watt_beside_performance(
     assert re.search(
         r"SR680a_V3_B200SXMx8_TRT Lenovo · 8 × NVIDIA B200-SXM-180GB 102,909 12,864 9\.894", text
     )
+
+
+def test_a_benchmark_page_ranks_by_result_and_per_accelerator(rounds: RoundsSite) -> None:
+    report = json.loads((rounds.site / "report.json").read_text(encoding="utf-8"))
+    (href,) = [
+        h for h, t in report["pages"]["benchmarks"].items() if t == "deepseek-r1 · Interactive"
+    ]
+    text = _text(rounds.site / href)
+    ranked = text[text.index("Ranked: mlperf-inference v6.1") :]
+    ranked = ranked[: ranked.index("Ranked: mlperf-inference v6.0")]
+    rows = re.findall(
+        r"(\d+) (\S+(?: \(\w+\))?)(?: preview)? \S+ · (\d+) × .+? ([\d,]+) ([\d,]+) #(\d+)", ranked
+    )
+    assert len(rows) >= 5
+    results = [int(r[3].replace(",", "")) for r in rows]
+    assert results == sorted(results, reverse=True)  # ranked by result
+    per = {int(r[5]): int(r[4].replace(",", "")) for r in rows}
+    assert [per[k] for k in sorted(per)] == sorted(per.values(), reverse=True)
+    # Vera Rubin NVL72 (preview): 652,750 tokens/s on 72, the most per accelerator.
+    assert per[1] == 9066

@@ -72,6 +72,8 @@ class RankedRow:
     changed: str = ""
     """What else changed against the version before (not a software change)."""
     power_w: float | None = None
+    per_accelerator_rank: int | None = None
+    """Its rank by the result per accelerator (``None``: no per-accelerator figure)."""
     """The system's measured power while it ran (MLPerf power results; ``None``: none)."""
 
     @property
@@ -205,6 +207,16 @@ def _with_power(row: RankedRow, power_w: float | None) -> RankedRow:
     return row if power_w is None else replace(row, power_w=power_w)
 
 
+def _per_accelerator_ranks(rows: tuple[RankedRow, ...]) -> tuple[RankedRow, ...]:
+    """``rows`` with their ranks by the result per accelerator (the most first)."""
+    divided = sorted(
+        (r for r in rows if r.per_accelerator is not None),
+        key=lambda r: (-(r.per_accelerator or 0.0), r.rank),
+    )
+    ranks = {id(r): rank for rank, r in enumerate(divided, start=1)}
+    return tuple(replace(r, per_accelerator_rank=ranks.get(id(r))) for r in rows)
+
+
 def _ranked_table(
     table: SeriesTable,
     group: tuple[str, str, bool],
@@ -230,6 +242,7 @@ def _ranked_table(
         )
         for rank, row in enumerate(ranked, start=1)
     )
+    found = _per_accelerator_ranks(found)
     return RankedTable(
         software=table.software,
         version=version,
