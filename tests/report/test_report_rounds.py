@@ -52,7 +52,7 @@ def compare_cells(text: str) -> Cells:
         assert case is not None, line
         division = _DIVISION.search(row["key"])
         key = (division["division"] if division else "closed", *case, row["accelerator"])
-        best[key] = max(best.get(key, 0.0), float(row["value"]))
+        best[key] = max(best.get(key, 0.0), float(row["value"].replace(",", "")))
     return {key: f"{value:.6g}" for key, value in best.items()}
 
 
@@ -216,7 +216,8 @@ def test_a_benchmark_page_shows_performance_per_watt_beside_performance(
     assert "Per watt" in v51
     # 102,909 tokens/s at 10,401 W (v5.1): 9.894 tokens/s per W.
     assert re.search(
-        r"SR680a_V3_B200SXMx8_TRT Lenovo · 8 × NVIDIA B200-SXM-180GB 102,909 12,864 9\.894", text
+        r"SR680a_V3_B200SXMx8_TRT Lenovo · 8 × NVIDIA B200-SXM-180GB 102,909 12,864 #\d+ 9\.894",
+        text,
     )
 
 

@@ -22,7 +22,7 @@ rendered and dropped before the next.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
@@ -47,9 +47,11 @@ from tracker.report.inputs import (
     TRAINING_SOFTWARE,
     AnalysisCounts,
     PairRun,
+    PointOrder,
     PowerResult,
     ReportInput,
     SystemInfo,
+    TrainingScore,
     power_result,
     settings_used,
     training_scores,
@@ -188,6 +190,7 @@ class _Systems:
 
 
 _Labelled = TypeVar("_Labelled", AnalysisSample, SweepSample, SeriesPoint)
+_T = TypeVar("_T")
 
 
 def _selected(items: Iterable[_Labelled], selection: Selection) -> Iterator[_Labelled]:
@@ -246,10 +249,8 @@ def gather_report_input(
         infos=outcome.infos,
         pairs=_pair_runs(outcome, conf, rng_seed),
         change_points=outcome.change_points,
-        scaling=tuple((sw, g) for sw in sorted(outcome.scaling) for g in outcome.scaling[sw]),
-        scaling_issues=tuple(
-            (sw, f) for sw in sorted(outcome.scaling_issues) for f in outcome.scaling_issues[sw]
-        ),
+        scaling=_by_software(outcome.scaling),
+        scaling_issues=_by_software(outcome.scaling_issues),
         targets=outcome.targets,
         sweep_points=sweeps,
         findings=tuple(stored) if stored else outcome.findings,
@@ -257,13 +258,11 @@ def gather_report_input(
         target_tokens_per_s_per_user=conf.target_tokens_per_s_per_user,
         efficiency_floor=conf.efficiency_floor,
         settings=settings_used(chosen.run, chosen.overridden),
-        training=training_scores(store.iter_export_rows(software=TRAINING_SOFTWARE))
-        if only.is_everything
-        else (),
+        training=_training(store) if only.is_everything else (),
         platforms=_rankings(platforms),
         stack_rankings=outcome.stack_rankings,
         round_gains=_round_gains(platforms),
-        power=_power(store),
+        power=_power(store, only),
         analysis=_analysis_counts(outcome),
         gains=outcome.gains,
     )
@@ -304,10 +303,26 @@ def _round_gains(platforms: PlatformSamples) -> tuple[RoundGain, ...]:
     )
 
 
-def _power(store: Store) -> tuple[PowerResult, ...]:
-    """The MLPerf Inference results stored with their measured power."""
+def _power(store: Store, only: Selection) -> tuple[PowerResult, ...]:
+    """The MLPerf Inference results stored with their measured power (of the series
+    ``only`` picks)."""
     found = (power_result(row) for row in store.iter_export_rows(software=MLPERF_INFERENCE))
-    return tuple(p for p in found if p is not None)
+    return tuple(
+        p
+        for p in found
+        if p is not None
+        and only.matches(MLPERF_INFERENCE, p.benchmark, systems_of(p.system_key, p.system))
+    )
+
+
+def _by_software(found: Mapping[str, Sequence[_T]]) -> tuple[tuple[str, _T], ...]:
+    """``(software, item)`` of each item, by software."""
+    return tuple((sw, item) for sw in sorted(found) for item in found[sw])
+
+
+def _training(store: Store) -> tuple[TrainingScore, ...]:
+    """The stored MLPerf Training scores with their runs."""
+    return training_scores(store.iter_export_rows(software=TRAINING_SOFTWARE))
 
 
 def publish_report(
