@@ -245,3 +245,19 @@ def test_versions_are_coloured_light_to_dark_never_red_or_green() -> None:
     assert version_color(0, 1) == "#08306b"
     assert len({version_color(i, 9) for i in range(9)}) == 5
     assert not {"#cf222e", "#1a7f37"} & {*_COLORS, *three}
+
+
+def test_gains_are_drawn_on_a_ratio_axis() -> None:
+    from tracker.report.charts import gain_bar_chart
+
+    chart = gain_bar_chart(
+        "g", "t", ["a", "b", "c"], [44.0, 1.6, 0.5], x_title="x", hover=["", "", ""]
+    )
+    (trace,) = chart.spec["data"]
+    # log10 of each gain: a 2× loss is as long as a 2× gain; +4,400% does not flatten the rest.
+    assert trace["x"] == [1.64345, 0.20412, -0.30103]
+    assert trace["marker"]["color"] == ["#1a7f37", "#1a7f37", "#cf222e"]
+    axis = chart.spec["layout"]["xaxis"]
+    assert axis["ticktext"] == ["0.5×", "1×", "2×", "5×", "10×", "20×"]
+    narrow = gain_bar_chart("g", "t", ["a"], [1.6], x_title="x", hover=[""])
+    assert narrow.spec["layout"]["xaxis"]["ticktext"] == ["1×", "1.25×", "1.5×"]

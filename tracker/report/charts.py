@@ -298,14 +298,31 @@ def bar_chart(
     return Chart(id=chart_id, title=title, spec={"data": [trace], "layout": layout})
 
 
-_RATIO_TICKS = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 0.8, 1.0, 1.25, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0)
+_RATIO_TICKS = (
+    0.01,
+    0.02,
+    0.05,
+    0.1,
+    0.2,
+    0.5,
+    0.8,
+    1.0,
+    1.25,
+    1.5,
+    2.0,
+    5.0,
+    10.0,
+    20.0,
+    50.0,
+    100.0,
+)
 
 
 def _ratio_ticks(low: float, high: float) -> list[float]:
     """The ratios labelled on a log-ratio axis spanning ``low``–``high`` (1 always)."""
     inside = [t for t in _RATIO_TICKS if low / 1.05 <= t <= high * 1.05]
     if len(inside) > 7:
-        inside = [t for t in inside if t not in (0.8, 1.25)]
+        inside = [t for t in inside if t not in (0.8, 1.25, 1.5)]
     return sorted({*inside, 1.0})
 
 
