@@ -26,7 +26,6 @@ from tracker.text_safety import chart_text, chart_value
 
 __all__ = [
     "Chart",
-    "bar_chart",
     "gain_bar_chart",
     "label",
     "line_trace",
@@ -263,39 +262,6 @@ def xy_chart(
         "plot_bgcolor": "#ffffff",
     }
     return Chart(id=chart_id, title=title, spec={"data": list(traces), "layout": layout})
-
-
-def bar_chart(
-    chart_id: str,
-    title: str,
-    names: Sequence[str],
-    values: Sequence[float],
-    *,
-    x_title: str,
-    hover: Sequence[str],
-) -> Chart:
-    """Horizontal bars (green when above zero, red below), one per name."""
-    trace = {
-        "type": "bar",
-        "orientation": "h",
-        "y": [label(n) for n in names],
-        "x": [_num(v) for v in values],
-        "text": [label(h) for h in hover],
-        "hovertemplate": "%{text}<extra></extra>",
-        "textposition": "none",
-        "marker": {"color": ["#1a7f37" if v >= 0 else "#cf222e" for v in values]},
-    }
-    height = max(220, 28 * len(names) + 80)
-    layout: Spec = {
-        "font": _FONT,
-        "height": height,
-        "margin": {"l": 20, "r": 20, "t": 10, "b": 40},
-        "xaxis": _axis(x_title, zeroline=True),
-        "yaxis": {"automargin": True, "autorange": "reversed", "type": "category"},
-        "paper_bgcolor": "#ffffff",
-        "plot_bgcolor": "#ffffff",
-    }
-    return Chart(id=chart_id, title=title, spec={"data": [trace], "layout": layout})
 
 
 _RATIO_TICKS = (

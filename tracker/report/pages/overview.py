@@ -291,20 +291,31 @@ def pair_gains(pair: PairRun, infos: Mapping[str, SeriesInfo], names: SystemName
         info = infos.get(c.key)
         if g is None or info is None:
             continue
-        series = " ".join(x for x in (info.benchmark, info.scenario, info.workload) if x)
-        out.append(
-            GainRow(
-                software=pair.software,
-                system=names.of(info.system).label,
-                series=f"{series} · {info.metric}",
-                baseline=pair.baseline,
-                candidate=pair.candidate,
-                gain=bounded_exp(g),
-                href=benchmark_href(info.benchmark, info.scenario),
-                series_key=c.key,
-            )
-        )
+        versions = (pair.baseline, pair.candidate)
+        out.append(_gain_row(pair.software, c.key, info, names, versions, bounded_exp(g)))
     return out
+
+
+def _gain_row(
+    software: str,
+    key: str,
+    info: SeriesInfo,
+    names: SystemNames,
+    versions: tuple[str, str],
+    gain: float,
+) -> GainRow:
+    """The row of series ``key``'s gain from ``versions[0]`` to ``versions[1]``."""
+    series = " ".join(x for x in (info.benchmark, info.scenario, info.workload) if x)
+    return GainRow(
+        software=software,
+        system=names.of(info.system).label,
+        series=f"{series} · {info.metric}",
+        baseline=versions[0],
+        candidate=versions[1],
+        gain=gain,
+        href=benchmark_href(info.benchmark, info.scenario),
+        series_key=key,
+    )
 
 
 def series_gains(
@@ -318,19 +329,7 @@ def series_gains(
         gain = _finite(g.gain)
         if info is None or gain is None or gain <= 0:
             continue
-        series = " ".join(x for x in (info.benchmark, info.scenario, info.workload) if x)
-        out.append(
-            GainRow(
-                software=info.software,
-                system=names.of(info.system).label,
-                series=f"{series} · {info.metric}",
-                baseline=g.baseline,
-                candidate=g.candidate,
-                gain=gain,
-                href=benchmark_href(info.benchmark, info.scenario),
-                series_key=g.key,
-            )
-        )
+        out.append(_gain_row(info.software, g.key, info, names, (g.baseline, g.candidate), gain))
     return out
 
 
