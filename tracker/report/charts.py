@@ -311,16 +311,6 @@ def gain_bar_chart(
     logs = [math.log10(g) for g in gains]
     low, high = min(1.0, *gains), max(1.0, *gains)
     ticks = _ratio_ticks(low, high)
-    trace = {
-        "type": "bar",
-        "orientation": "h",
-        "y": [label(n) for n in names],
-        "x": [_num(v) for v in logs],
-        "text": [label(h) for h in hover],
-        "hovertemplate": "%{text}<extra></extra>",
-        "textposition": "none",
-        "marker": {"color": ["#1a7f37" if g >= 1.0 else "#cf222e" for g in gains]},
-    }
     x_axis = _axis(
         x_title,
         zeroline=True,
@@ -328,16 +318,41 @@ def gain_bar_chart(
         tickvals=[_num(math.log10(t)) for t in ticks],
         ticktext=[_ratio_text(t) for t in ticks],
     )
+    colours = ["#1a7f37" if g >= 1.0 else "#cf222e" for g in gains]
+    bars = _horizontal_bars(names, logs, hover, colours, x_axis, height=28 * len(names) + 80)
+    return Chart(id=chart_id, title=title, spec=bars)
+
+
+def _horizontal_bars(
+    names: Sequence[str],
+    values: Sequence[float],
+    hover: Sequence[str],
+    colour: str | list[str],
+    x_axis: Spec,
+    *,
+    height: int,
+) -> Spec:
+    """The spec of horizontal bars, one per name, the first at the top (at least 220 px)."""
+    trace = {
+        "type": "bar",
+        "orientation": "h",
+        "y": [label(n) for n in names],
+        "x": [_num(v) for v in values],
+        "text": [label(h) for h in hover],
+        "hovertemplate": "%{text}<extra></extra>",
+        "textposition": "none",
+        "marker": {"color": colour},
+    }
     layout: Spec = {
         "font": _FONT,
-        "height": max(220, 28 * len(names) + 80),
+        "height": max(220, height),
         "margin": {"l": 20, "r": 20, "t": 10, "b": 40},
         "xaxis": x_axis,
         "yaxis": {"automargin": True, "autorange": "reversed", "type": "category"},
         "paper_bgcolor": "#ffffff",
         "plot_bgcolor": "#ffffff",
     }
-    return Chart(id=chart_id, title=title, spec={"data": [trace], "layout": layout})
+    return {"data": [trace], "layout": layout}
 
 
 def log_axis(**extra: Any) -> Spec:
@@ -357,28 +372,9 @@ def ranked_bar_chart(
 ) -> Chart:
     """Horizontal bars in the order given (best first, at the top), one neutral colour:
     a ranking, not a verdict. ``log``: a log axis (values far apart)."""
-    trace = {
-        "type": "bar",
-        "orientation": "h",
-        "y": [label(n) for n in names],
-        "x": [_num(v) for v in values],
-        "text": [label(h) for h in hover],
-        "hovertemplate": "%{text}<extra></extra>",
-        "textposition": "none",
-        "marker": {"color": _COLORS[0]},
-    }
-    height = max(220, 24 * len(names) + 90)
     x_axis = _axis(x_title + (" (log scale)" if log else ""), **(log_axis() if log else {}))
-    layout: Spec = {
-        "font": _FONT,
-        "height": height,
-        "margin": {"l": 20, "r": 20, "t": 10, "b": 40},
-        "xaxis": x_axis,
-        "yaxis": {"automargin": True, "autorange": "reversed", "type": "category"},
-        "paper_bgcolor": "#ffffff",
-        "plot_bgcolor": "#ffffff",
-    }
-    return Chart(id=chart_id, title=title, spec={"data": [trace], "layout": layout})
+    bars = _horizontal_bars(names, values, hover, _COLORS[0], x_axis, height=24 * len(names) + 90)
+    return Chart(id=chart_id, title=title, spec=bars)
 
 
 def hline(y: float, text: str) -> Spec:
