@@ -56,7 +56,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, TypeVar, cast
 
 import click
 from rich.console import Console
@@ -65,6 +65,8 @@ from rich.progress import (
     DownloadColumn,
     MofNCompleteColumn,
     Progress,
+    ProgressColumn,
+    TaskID,
     TextColumn,
     TransferSpeedColumn,
 )
@@ -566,34 +568,44 @@ class Throttle:
         return False
 
 
+_Update = TypeVar("_Update", bound=Callable[..., None])
+
+
+@contextmanager
+def _shown(
+    line: _Update,
+    label: str,
+    columns: tuple[ProgressColumn, ...],
+    on_bar: Callable[[Progress, TaskID], _Update],
+) -> Iterator[_Update]:
+    """``line`` when progress is plain lines, nothing when it is off, else a transient rich
+    bar of ``columns``: ``on_bar(bar, task)`` gives its update."""
+    mode = progress_mode()
+    if mode == "none":
+        yield cast(_Update, _ignore)
+        return
+    if mode == "lines":
+        yield line
+        return
+    with Progress(*columns, console=err_console, transient=True) as bar:
+        yield on_bar(bar, bar.add_task(label, total=None))
+
+
 @contextmanager
 def progress_bar(label: str) -> Iterator[Callable[[int, int, str], None]]:
     """``update(done, total, what)``: a bar on a terminal, else ``label: 3/47 what`` lines."""
-    mode = progress_mode()
-    if mode == "none":
-        yield _ignore
-        return
-    if mode == "lines":
-        throttle = Throttle()
+    throttle = Throttle()
 
-        def line(done: int, total: int, what: str) -> None:
-            if throttle.due(final=done >= total):
-                echo_progress(f"{label}: {done}/{total} {what}")
+    def line(done: int, total: int, what: str) -> None:
+        if throttle.due(final=done >= total):
+            echo_progress(f"{label}: {done}/{total} {what}")
 
-        yield line
-        return
-    with Progress(
-        TextColumn(label),
-        BarColumn(),
-        MofNCompleteColumn(),
-        console=err_console,
-        transient=True,
-    ) as bar:
-        task = bar.add_task(label, total=None)
+    def on_bar(bar: Progress, task: TaskID) -> Callable[[int, int, str], None]:
+        return lambda done, total, _what: bar.update(task, completed=done, total=total)
 
-        def update(done: int, total: int, _what: str) -> None:
-            bar.update(task, completed=done, total=total)
-
+    columns = (TextColumn(label), BarColumn(), MofNCompleteColumn())
+    plain: Callable[[int, int, str], None] = line
+    with _shown(plain, label, columns, on_bar) as update:
         yield update
 
 
@@ -640,37 +652,22 @@ def _pages(count: int) -> str:
 
 
 @contextmanager
-def download_bar() -> Iterator[Any]:
+def download_bar() -> Iterator[Callable[[int, int | None], None]]:
     """``update(received, total)``: a download bar on a terminal, else ``download: 12.0 MB
     of 96.0 MB`` lines."""
-    mode = progress_mode()
-    if mode == "none":
-        yield _ignore
-        return
-    if mode == "lines":
-        throttle = Throttle()
+    throttle = Throttle()
 
-        def line(received: int, total: int | None) -> None:
-            final = total is not None and received >= total
-            if throttle.due(final=final):
-                of = "" if total is None else f" of {total / 1e6:.1f} MB"
-                echo_progress(f"download: {received / 1e6:.1f} MB{of}")
+    def line(received: int, total: int | None) -> None:
+        if throttle.due(final=total is not None and received >= total):
+            of = "" if total is None else f" of {total / 1e6:.1f} MB"
+            echo_progress(f"download: {received / 1e6:.1f} MB{of}")
 
-        yield line
-        return
-    with Progress(
-        TextColumn("download"),
-        BarColumn(),
-        DownloadColumn(),
-        TransferSpeedColumn(),
-        console=err_console,
-        transient=True,
-    ) as bar:
-        task = bar.add_task("download", total=None)
+    def on_bar(bar: Progress, task: TaskID) -> Callable[[int, int | None], None]:
+        return lambda received, total: bar.update(task, completed=received, total=total)
 
-        def update(received: int, total: int | None) -> None:
-            bar.update(task, completed=received, total=total)
-
+    columns = (TextColumn("download"), BarColumn(), DownloadColumn(), TransferSpeedColumn())
+    plain: Callable[[int, int | None], None] = line
+    with _shown(plain, "download", columns, on_bar) as update:
         yield update
 
 

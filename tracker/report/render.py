@@ -144,14 +144,8 @@ def manifest_text(hashes: Mapping[str, Iterable[str]]) -> str:
 def listed_files(out: Path) -> dict[str, set[str]] | None:
     """What the marker of ``out`` lists (plain relative path → sha256s); ``None`` when
     ``out`` holds no marker (none, a link, not a regular file, no header line)."""
-    listing = out / MANIFEST
-    mode = _mode(listing)
-    if mode is None or not stat.S_ISREG(mode):
-        return None
-    try:
-        lines = listing.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError):
-        return None
+    text = _regular_text(out / MANIFEST)
+    lines = [] if text is None else text.splitlines()
     if not lines or lines[0] != MANIFEST_HEADER:
         return None
     found: dict[str, set[str]] = {}
@@ -311,6 +305,18 @@ def _mode(path: Path) -> int | None:
         return None
 
 
+def _regular_text(path: Path) -> str | None:
+    """The UTF-8 text of ``path``; ``None`` unless it is a regular file (not a link) that
+    reads as UTF-8."""
+    mode = _mode(path)
+    if mode is None or not stat.S_ISREG(mode):
+        return None
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
 def _check_places(out: Path, files: Iterable[str]) -> None:
     """Refuse (before anything moves) when a file is where a folder goes, or the reverse."""
     seen: set[PurePosixPath] = set()
@@ -436,15 +442,12 @@ def _leftovers(out: Path) -> Iterator[Path]:
 def _leftover_pid(folder: Path) -> int | None:
     """The process id in the marker of a render's temporary folder; ``None`` unless the
     marker is a regular file naming this very folder (device and inode)."""
-    marker = folder / STAGE_MARKER
-    mode = _mode(marker)
-    if mode is None or not stat.S_ISREG(mode):
-        return None
+    text = _regular_text(folder / STAGE_MARKER)
     try:
-        fields = marker.read_text(encoding="utf-8").split()
         found = os.lstat(folder)
-    except (OSError, UnicodeDecodeError):
+    except OSError:
         return None
+    fields = [] if text is None else text.split()
     if len(fields) != 3 or not all(field.isdigit() for field in fields):
         return None
     pid, device, inode = (int(field) for field in fields)
