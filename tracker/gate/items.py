@@ -101,6 +101,7 @@ from tracker.stats.scaling import (
     ScalingGroup,
     ScalingIssue,
     ScalingKey,
+    efficiencies_by_step,
     efficiency_text,
 )
 from tracker.stats.series import SeriesSamples, direction
@@ -713,20 +714,11 @@ def expectation_items(
 SCALING_METRIC = "scaling_efficiency"
 
 
-def _efficiencies(groups: tuple[ScalingGroup, ...], version: str) -> dict[object, float]:
-    return {
-        (g.key, g.base_accelerators, p.accelerators): p.efficiency
-        for g in groups
-        if g.version == version
-        for p in g.points[1:]
-    }
-
-
 def _below_floor(
     software: str, groups: tuple[ScalingGroup, ...], policy: GatePolicy, pair: VersionPair
 ) -> list[ScalingFinding]:
     """Every count of the candidate's groups below its (per-pattern) floor."""
-    before = _efficiencies(groups, pair.baseline)
+    before = efficiencies_by_step(groups, pair.baseline)
     rules = policy.series_thresholds()
     found = []
     for g in groups:

@@ -34,6 +34,7 @@ __all__ = [
     "ScalingPoint",
     "efficiency",
     "efficiency_below_floor",
+    "efficiencies_by_step",
     "efficiency_drops",
     "efficiency_text",
     "scaling_findings",
@@ -242,9 +243,10 @@ def efficiency_below_floor(
     )
 
 
-def _by_pair(
+def efficiencies_by_step(
     groups: Iterable[ScalingGroup], version: str
 ) -> dict[tuple[ScalingKey, int, int], float]:
+    """The efficiency of every step of ``version``'s groups, by (key, smallest count, count)."""
     return {
         (g.key, g.base_accelerators, p.accelerators): p.efficiency
         for g in groups
@@ -261,8 +263,8 @@ def efficiency_drops(
     drop_floor: float = EFFICIENCY_DROP_FLOOR,
 ) -> tuple[ScalingFinding, ...]:
     """A finding where ``E`` at the same key and ``(N0, N)`` fell by more than ``drop_floor``."""
-    before = _by_pair(groups, baseline_version)
-    after = _by_pair(groups, candidate_version)
+    before = efficiencies_by_step(groups, baseline_version)
+    after = efficiencies_by_step(groups, candidate_version)
     out = []
     for (key, n0, n), e_new in sorted(after.items()):
         e_old = before.get((key, n0, n))
@@ -299,7 +301,7 @@ def scaling_findings(
     found = list(efficiency_below_floor(groups, floor=floor))
     last: dict[tuple[ScalingKey, int, int], tuple[str, float]] = {}
     for version in version_order:
-        current = _by_pair(groups, version)
+        current = efficiencies_by_step(groups, version)
         for pair, e_new in sorted(current.items()):
             previous = last.get(pair)
             if previous is not None and previous[1] - e_new > drop_floor:
