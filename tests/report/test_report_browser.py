@@ -9,7 +9,8 @@ every relative link resolves to a file of the site.
 Each page costs its renderer a fresh evaluation of the 1.2 MB plotly.js basic
 bundle (browsers keep no code cache for ``file://``): the pages are shared
 out among a few tabs, each in a browser context of its own (a renderer process
-of its own), so every core of the machine draws pages at once.
+of its own), so every core of the machine draws pages at once (under pytest-xdist, the
+cores a worker has to itself: see :data:`TABS`).
 
 Chromium comes from the ``chromium`` Debian package (``.ci/run`` installs it);
 Playwright never downloads a browser here. Without ``/usr/bin/chromium`` the
@@ -75,10 +76,14 @@ class _Links(HTMLParser):
                 self.targets.append(value)
 
 
-# Tabs visiting pages at once: one per core, at least two (one waits on Playwright
-# while the other draws), at most four.
+# Tabs visiting pages at once: one per core this process has to itself, at most four. Alone,
+# at least two (one waits on Playwright while the other draws). Under pytest-xdist the
+# workers share the cores: each tab is a renderer of its own that compiles plotly.js and
+# draws again, about a fifth more CPU for the same pages, which the other workers lack (two
+# workers on two cores: one tab each, the suite's wall time shorter).
 _CORES = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-TABS = max(2, min(4, _CORES or 1))
+_WORKERS = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT") or 1)
+TABS = max(2, min(4, _CORES or 1)) if _WORKERS == 1 else max(1, min(4, (_CORES or 1) // _WORKERS))
 
 
 class _Tab:
