@@ -41,9 +41,15 @@ lint: $(DEV_STAMP)
 
 # Two pytest workers (pytest-xdist), each test file whole on one of them (module
 # fixtures built once); the 15 slowest tests are printed. PYTEST_WORKERS=0 runs in one process.
+# Bytecode is cached in $(PYTEST_PYCACHE) (inside the virtual environment, never beside the
+# sources), even where PYTHONDONTWRITEBYTECODE is set: without it each worker rewrites the
+# tests' asserts again and each of the many `python -m tracker` processes the tests
+# start compiles the tracker again (several seconds of CPU a run).
 PYTEST_WORKERS ?= 2
+PYTEST_PYCACHE ?= $(abspath $(VENV))/pycache
 test: lint
-	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile --durations=15
+	env -u PYTHONDONTWRITEBYTECODE PYTHONPYCACHEPREFIX=$(PYTEST_PYCACHE) \
+		$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile --durations=15
 
 # The property and fuzz tests with 2,000 fresh random examples each (tests/conftest.py).
 fuzz: $(DEV_STAMP)
