@@ -113,7 +113,7 @@ _NETWORK_ERRORS = (
 
 def _clean_env(**extra: str) -> dict[str, str]:
     """This process's environment without what would point Python or the tracker elsewhere."""
-    drop = ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "PYTHONSTARTUP")
+    drop = ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "PYTHONSTARTUP", "PYTHONPYCACHEPREFIX")
     env = {k: v for k, v in os.environ.items() if k not in drop and not k.startswith("TRACKER_")}
     return {**env, **extra}
 
