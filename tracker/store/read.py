@@ -14,6 +14,7 @@ Rows to records: the plain records the queries above build from their rows.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from dataclasses import fields as dataclass_fields
 from typing import Any, TypeAlias, TypeVarTuple
 
 from sqlalchemy import Connection, Engine, Select, func, inspect, select
@@ -309,28 +310,13 @@ def iter_analysis_samples(engine: Engine, batch_size: int) -> Iterator[AnalysisS
             )  # fmt: skip
 
 
-_DESCRIPTION_COLUMNS = (
-    "accelerator",
-    "nodes",
-    "accelerators_total",
-    "host_cpu",
-    "accelerators_per_node",
-    "accelerators_stated",
-    "host_cpus_per_node",
-    "host_cores",
-    "host_memory",
-    "interconnect",
-    "framework",
-    "software",
-    "driver",
-    "power_mode",
-    "tgp_w",
-    "availability",
-    "cpu_only",
-    "notes",
+_SAMPLE_LABELS = ("accelerator", "nodes", "accelerators_total", "host_cpu")
+_DESCRIPTION_COLUMNS = _SAMPLE_LABELS + tuple(
+    f.name for f in dataclass_fields(Configuration) if f.name not in {*_SAMPLE_LABELS, "division"}
 )
 """The description's columns the analysis reads: the labels of :class:`AnalysisSample`
-(the first four), then the rest of its :class:`Configuration`."""
+(the first four), then the rest of its :class:`Configuration` (the division is the
+system's)."""
 
 
 def _round_descriptions(

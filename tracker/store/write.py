@@ -525,24 +525,9 @@ def _fill_gaps(row: System | SystemDescription, fields: dict[str, Any]) -> None:
 
 _IDENTITY = frozenset({"name", "submitter", "division"})
 """The fields of a :class:`SystemRecord` that name the system; the others describe it."""
-_CONFIGURATION = frozenset(
-    {
-        "accelerators_stated",
-        "host_cpus_per_node",
-        "host_cores",
-        "host_memory",
-        "interconnect",
-        "framework",
-        "software",
-        "driver",
-        "power_mode",
-        "tgp_w",
-        "cpu_only",
-        "notes",
-    }
-)
-"""The fields of a round's configuration that only its description keeps (the system's
-row keeps the first description seen, as before)."""
+_SYSTEM_COLUMNS = frozenset(System.model_fields)
+"""The system row's columns: a record's other fields (its round's configuration) only its
+round's description keeps (the system's row keeps the first description seen)."""
 
 
 def _description_fields(record: SystemRecord) -> dict[str, Any]:
@@ -551,6 +536,5 @@ def _description_fields(record: SystemRecord) -> dict[str, Any]:
 
 
 def _system_fields(record: SystemRecord) -> dict[str, Any]:
-    """The columns of a system's row: every field of its record but the configuration
-    only a round's description keeps."""
-    return {k: v for k, v in asdict(record).items() if k not in _CONFIGURATION}
+    """The columns of a system's row: the fields of its record it has a column for."""
+    return {k: v for k, v in asdict(record).items() if k in _SYSTEM_COLUMNS}
