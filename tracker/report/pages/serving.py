@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from tracker.records.findings import SweepTarget
 from tracker.report.charts import (
     Chart,
+    Spec,
     label,
     line_trace,
     marker_trace,
@@ -171,6 +172,116 @@ def _curve_title(t: SweepTarget) -> str:
     return " · ".join(x for x in (system, t.benchmark, t.scenario, t.curve_workload) if x)
 
 
+def _measured(
+    data: ReportInput, targets: Sequence[SweepTarget]
+) -> dict[str, list[tuple[float, float]]]:
+    """Every valid measured point of the curve's sweeps by version: (tokens/s/user, output
+    tokens/s per accelerator)."""
+    keys = {t.sweep_key for t in targets}
+    raw: dict[str, list[tuple[float, float]]] = defaultdict(list)
+    for p in data.sweep_points:
+        if p.sweep_key in keys and p.is_valid and p.tokens_per_s_per_user:
+            per = p.output_tokens_per_s / (p.accelerators_total or 1)
+            raw[p.version].append((p.tokens_per_s_per_user, per))
+    return raw
+
+
+def _version_traces(
+    version: str,
+    index: int,
+    count: int,
+    points: Sequence[tuple[float, float]],
+    runs: Sequence[SweepTarget],
+    unit: str,
+    target: float,
+) -> list[Spec]:
+    """One version's traces: its measured points, each trial's Pareto front and the star
+    at the target."""
+    color = version_color(index, count)
+    traces: list[Spec] = []
+    if points:
+        traces.append(
+            marker_trace(
+                f"{version} measured",
+                [x for x, _ in points],
+                [y for _, y in points],
+                symbol="circle",
+                marker_color=color,
+                text=[
+                    f"{version}: {format_number(y)} {unit} at {format_number(x)} tokens/s/user"
+                    for x, y in points
+                ],
+                size=7,
+                opacity=0.45,
+                group=version,
+                in_legend=False,
+            )
+        )
+    for trial, t in enumerate(runs):
+        front = t.result.front
+        traces.append(
+            line_trace(
+                _legend_name(version, len(runs)),
+                [x for x, _ in front],
+                [y for _, y in front],
+                index=index,
+                line_color=color,
+                hover="%{x:,.4~g} tokens/s/user: <b>%{y:,.4~g} " + label(unit) + "</b>",
+                group=version,
+                in_legend=trial == 0,
+            )
+        )
+        value = t.result.tokens_per_s_per_accelerator
+        if value is not None:
+            traces.append(_star(version, value, unit, target, color))
+    return traces
+
+
+def _star(version: str, value: float, unit: str, target: float, color: str) -> Spec:
+    """The star of one trial at the interactivity target."""
+    return marker_trace(
+        f"{version} at target",
+        [target],
+        [value],
+        symbol="star",
+        marker_color=color,
+        text=[f"{version}: {format_number(value)} {unit} at {target:g} tokens/s/user"],
+        size=16,
+        group=version,
+        in_legend=False,
+    )
+
+
+def _trend_chart(
+    chart_id: str,
+    software: str,
+    versions: list[str],
+    rows: Sequence[ServingRow],
+    unit: str,
+    target: float,
+) -> Chart:
+    """The throughput at the target per version: the median of the trials, min–max."""
+    return xy_chart(
+        chart_id,
+        f"Throughput at {target:g} tokens/s/user, per version (median, min–max of trials)",
+        [
+            line_trace(
+                "at target (median of trials)",
+                versions,
+                [r.at_target for r in rows],
+                index=0,
+                hover="%{x}: <b>%{y:,.4~g} " + label(unit) + "</b> (median)",
+                spread=([r.at_target_min for r in rows], [r.at_target_max for r in rows]),
+            )
+        ],
+        x_title=f"{software} version",
+        y_title=f"{unit} (↑ better)",
+        x_axis={"type": "category", "categoryorder": "array", "categoryarray": versions},
+        y_axis={"rangemode": "tozero"},
+        height=280,
+    )
+
+
 def _curve(data: ReportInput, targets: Sequence[SweepTarget], chart_index: int) -> ServingCurve:
     head = targets[0]
     order = {v.version: i for i, v in enumerate(data.versions) if v.software == head.software}
@@ -178,66 +289,22 @@ def _curve(data: ReportInput, targets: Sequence[SweepTarget], chart_index: int) 
         targets, key=lambda t: (order.get(t.version, len(order)), t.version, t.sweep_key)
     )
     unit = "output tokens/s per accelerator" if head.per_accelerator else "output tokens/s"
-    raw: dict[str, list[tuple[float, float]]] = defaultdict(list)
-    for p in data.sweep_points:
-        if p.sweep_key in {t.sweep_key for t in targets} and p.is_valid and p.tokens_per_s_per_user:
-            per = p.output_tokens_per_s / (p.accelerators_total or 1)
-            raw[p.version].append((p.tokens_per_s_per_user, per))
+    raw = _measured(data, targets)
     versions = list(dict.fromkeys(t.version for t in targets))
     target = data.target_tokens_per_s_per_user
-    traces: list[dict[str, object]] = []
-    for i, version in enumerate(versions):
-        points = sorted(raw.get(version, []))
-        runs = [t for t in targets if t.version == version]
-        if points:
-            traces.append(
-                marker_trace(
-                    f"{version} measured",
-                    [x for x, _ in points],
-                    [y for _, y in points],
-                    symbol="circle",
-                    marker_color=version_color(i, len(versions)),
-                    text=[
-                        f"{version}: {format_number(y)} {unit} at {format_number(x)} tokens/s/user"
-                        for x, y in points
-                    ],
-                    size=7,
-                    opacity=0.45,
-                    group=version,
-                    in_legend=False,
-                )
-            )
-        for trial, t in enumerate(runs):
-            front = t.result.front
-            traces.append(
-                line_trace(
-                    _legend_name(version, len(runs)),
-                    [x for x, _ in front],
-                    [y for _, y in front],
-                    index=i,
-                    line_color=version_color(i, len(versions)),
-                    hover="%{x:,.4~g} tokens/s/user: <b>%{y:,.4~g} " + label(unit) + "</b>",
-                    group=version,
-                    in_legend=trial == 0,
-                )
-            )
-            value = t.result.tokens_per_s_per_accelerator
-            if value is not None:
-                traces.append(
-                    marker_trace(
-                        f"{version} at target",
-                        [target],
-                        [value],
-                        symbol="star",
-                        marker_color=version_color(i, len(versions)),
-                        text=[
-                            f"{version}: {format_number(value)} {unit} at {target:g} tokens/s/user"
-                        ],
-                        size=16,
-                        group=version,
-                        in_legend=False,
-                    )
-                )
+    traces = [
+        trace
+        for i, version in enumerate(versions)
+        for trace in _version_traces(
+            version,
+            i,
+            len(versions),
+            sorted(raw.get(version, [])),
+            [t for t in targets if t.version == version],
+            unit,
+            target,
+        )
+    ]
     statistic = head.result.statistic
     curves = xy_chart(
         f"chart-{chart_index}",
@@ -250,25 +317,7 @@ def _curve(data: ReportInput, targets: Sequence[SweepTarget], chart_index: int) 
     )
     priced = data.settings is not None and data.settings.has_price_book
     rows = [_row(v, [t for t in targets if t.version == v], priced) for v in versions]
-    trend = xy_chart(
-        f"chart-{chart_index + 1}",
-        f"Throughput at {target:g} tokens/s/user, per version (median, min–max of trials)",
-        [
-            line_trace(
-                "at target (median of trials)",
-                versions,
-                [r.at_target for r in rows],
-                index=0,
-                hover="%{x}: <b>%{y:,.4~g} " + label(unit) + "</b> (median)",
-                spread=([r.at_target_min for r in rows], [r.at_target_max for r in rows]),
-            )
-        ],
-        x_title=f"{head.software} version",
-        y_title=f"{unit} (↑ better)",
-        x_axis={"type": "category", "categoryorder": "array", "categoryarray": versions},
-        y_axis={"rangemode": "tozero"},
-        height=280,
-    )
+    trend = _trend_chart(f"chart-{chart_index + 1}", head.software, versions, rows, unit, target)
     return ServingCurve(
         title=_curve_title(head),
         software=head.software,
