@@ -106,6 +106,7 @@ LAYERS: dict[str, tuple[str, ...]] = {
         "tracker.errors",
         "tracker.records",
         "tracker.versions",
+        "tracker.paths",
         "tracker.stats",
         "tracker.store",
     ),

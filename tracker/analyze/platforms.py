@@ -45,7 +45,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 
@@ -62,8 +62,8 @@ from tracker.records.results import (
     AnalysisSample,
     Configuration,
     ExportRow,
-    ExtraValue,
     SystemRecord,
+    numeric_value,
 )
 
 __all__ = [
@@ -565,17 +565,12 @@ class TrainingRoundComparison:
     unmatched: tuple[TrainingUnmatched, ...]
 
 
-def _number(extra: Mapping[str, ExtraValue], name: str) -> float | None:
-    value = extra.get(name)
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
-
-
 def _folder(rows: Sequence[ExportRow]) -> TrainingFolder:
     head = rows[0]
     score = next((r for r in rows if r.metric == TRAINING_SCORE), None)
     extra = score.extra if score is not None else {}
     system = SystemRecord(name=head.system, submitter=head.submitter, division=head.division)
-    used, dropped = _number(extra, "runs_used"), _number(extra, "runs_dropped")
+    used, dropped = numeric_value(extra.get("runs_used")), numeric_value(extra.get("runs_dropped"))
     return TrainingFolder(
         round=head.software_version,
         system=head.system,
@@ -584,12 +579,12 @@ def _folder(rows: Sequence[ExportRow]) -> TrainingFolder:
         accelerator=head.accelerator,
         accelerators=head.accelerators_total,
         score_minutes=None if score is None else score.value,
-        olympic_mean_minutes=_number(extra, "olympic_mean_unscaled_minutes"),
-        scaling_factor=_number(extra, "scaling_factor") or 1.0,
+        olympic_mean_minutes=numeric_value(extra.get("olympic_mean_unscaled_minutes")),
+        scaling_factor=numeric_value(extra.get("scaling_factor")) or 1.0,
         rcp_scaled=extra.get("scaling_json") is True,
         runs_used=None if used is None else int(used),
         runs_dropped=None if dropped is None else int(dropped),
-        global_batch_size=_number(extra, "global_batch_size"),
+        global_batch_size=numeric_value(extra.get("global_batch_size")),
     )
 
 

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from tracker.errors import ConfigError
+from tracker.paths import READ_FLAGS, file_kind
 from tracker.records.findings import AnalysisRunSettings, SeriesInfo
 from tracker.stats import ChangeEvidence, ComparisonRun, decide_verdicts
 from tracker.stats.compare import detectable_changes, directional_q_values, judge
@@ -66,15 +67,6 @@ __all__ = [
 
 SETTINGS_FILE_LIMIT = 16 << 20
 """The largest settings file read (16 MiB: a policy or price book is a few kilobytes)."""
-_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
-"""Opening a FIFO must not wait for a writer: it is then refused as not a regular file."""
-_KINDS = (
-    (stat.S_ISDIR, "a folder"),
-    (stat.S_ISCHR, "a character device"),
-    (stat.S_ISBLK, "a block device"),
-    (stat.S_ISFIFO, "a FIFO"),
-    (stat.S_ISSOCK, "a socket"),
-)
 
 
 def read_settings_file(path: Path, what: str) -> bytes:
@@ -82,13 +74,13 @@ def read_settings_file(path: Path, what: str) -> bytes:
     a :class:`ConfigError` naming it when it cannot be read, is not a regular file, or
     holds more than :data:`SETTINGS_FILE_LIMIT` bytes."""
     try:
-        fd = os.open(path, _OPEN_FLAGS)
+        fd = os.open(path, READ_FLAGS)
     except OSError as error:
         raise ConfigError(f"{path}: cannot read the {what} ({error.strerror})") from None
     try:
         mode = os.fstat(fd).st_mode
         if not stat.S_ISREG(mode):
-            kind = next((name for test, name in _KINDS if test(mode)), "not a file")
+            kind = file_kind(mode) or "not a file"
             raise ConfigError(
                 f"{path}: the {what} must be a regular file, and this is {kind}: give the "
                 "file itself"

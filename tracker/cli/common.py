@@ -48,7 +48,6 @@ from __future__ import annotations
 import errno
 import os
 import secrets
-import stat
 import sys
 import time
 import traceback
@@ -73,7 +72,7 @@ from rich.progress import (
 from rich.text import Text
 
 from tracker.errors import EXIT_DATA_ERROR, ConfigError, OutputError, TrackerError
-from tracker.paths import DEFAULT_CACHE_DIR
+from tracker.paths import DEFAULT_CACHE_DIR, file_kind
 from tracker.store import DatabaseTarget, Store
 from tracker.text_safety import terminal_text
 
@@ -384,16 +383,6 @@ def atomic_output(path: Path, option: str = "--out") -> Iterator[IO[str]]:
         raise
 
 
-_NOT_REGULAR = (
-    (stat.S_ISLNK, "a symbolic link"),
-    (stat.S_ISCHR, "a character device"),
-    (stat.S_ISBLK, "a block device"),
-    (stat.S_ISFIFO, "a FIFO"),
-    (stat.S_ISSOCK, "a socket"),
-    (stat.S_ISDIR, "a folder"),
-)
-
-
 def not_regular(path: Path) -> str | None:
     """What ``path`` is when it is there and not a regular file (``a character device``);
     ``None`` for a regular file or nothing. Links are not followed."""
@@ -401,7 +390,7 @@ def not_regular(path: Path) -> str | None:
         mode = os.lstat(path).st_mode
     except (OSError, ValueError):
         return None
-    return next((what for test, what in _NOT_REGULAR if test(mode)), None)
+    return file_kind(mode)
 
 
 def _refuse_unusual_output(path: Path, option: str) -> None:

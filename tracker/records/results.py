@@ -46,11 +46,22 @@ __all__ = [
     "SystemRecord",
     "VersionInfo",
     "checked_label",
+    "numeric_value",
 ]
 
 
 ExtraValue = float | int | str | bool
 """A secondary metric or attribute kept beside a result (JSON scalar)."""
+
+
+def numeric_value(value: object) -> float | None:
+    """``value`` as a float when it is a number; ``None`` otherwise, a bool included
+    (JSON's ``true`` is no count).
+
+    >>> numeric_value(3), numeric_value("3"), numeric_value(True)
+    (3.0, None, None)
+    """
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
 
 
 @dataclass(frozen=True, slots=True)

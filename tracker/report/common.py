@@ -25,6 +25,7 @@ from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
 from tracker.records.findings import FindingRecord, SeriesInfo, StoredFinding
+from tracker.records.results import numeric_value
 from tracker.report.filters import format_point, format_scaling, format_workload
 from tracker.report.urls import benchmark_href, compare_href, page_href, slug, system_href
 
@@ -186,13 +187,9 @@ def _text(value: Any) -> str:
     return value if isinstance(value, str) else ""
 
 
-def _float(value: Any) -> float | None:
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
-
-
 def _ci(value: Any) -> tuple[float, float] | None:
     if isinstance(value, list | tuple) and len(value) == 2:
-        low, high = _float(value[0]), _float(value[1])
+        low, high = numeric_value(value[0]), numeric_value(value[1])
         if low is not None and high is not None:
             return low, high
     return None
@@ -203,9 +200,9 @@ def _summary(kind: str, ev: Mapping[str, Any], floor: float | None) -> str:
     if kind != "scaling_efficiency":
         return ""
     if floor is None and ev.get("issue") == "efficiency_below_floor":
-        floor = _float(ev.get("threshold"))
+        floor = numeric_value(ev.get("threshold"))
     return format_scaling(
-        _float(ev.get("baseline_efficiency")), _float(ev.get("efficiency")), floor
+        numeric_value(ev.get("baseline_efficiency")), numeric_value(ev.get("efficiency")), floor
     )
 
 
@@ -253,8 +250,8 @@ def finding_row(
         higher_is_better=ev.get("higher_is_better") is not False,
         method=finding.method,
         ci_pct=_ci(ev.get("ci_pct")),
-        p_value=_float(ev.get("p_value")),
-        q_value=_float(ev.get("q_value")),
+        p_value=numeric_value(ev.get("p_value")),
+        q_value=numeric_value(ev.get("q_value")),
         note=note or _text(ev.get("note")),
         evidence=ev,
         href=benchmark_href(benchmark, scenario) if benchmark else "findings.html",

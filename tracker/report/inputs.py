@@ -57,6 +57,7 @@ from tracker.records.results import (
     SweepSample,
     SystemRecord,
     VersionInfo,
+    numeric_value,
 )
 from tracker.stats import ChangePointResult, ComparisonRun, ScalingFinding, ScalingGroup
 from tracker.stats import SeriesSamples as SeriesSamples
@@ -188,11 +189,6 @@ class TrainingScore:
     is_example: bool = False
 
 
-def _number(extra: Mapping[str, ExtraValue], name: str) -> float | None:
-    value = extra.get(name)
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
-
-
 def _reasons(extra: Mapping[str, ExtraValue]) -> dict[str, str]:
     """``{run: reason}`` from a score's ``non_converged`` text (``file: reason | ...``)."""
     text = extra.get("non_converged")
@@ -251,8 +247,8 @@ def _score(rows: Sequence[ExportRow]) -> TrainingScore:
         location=head.location or "",
         accelerators=head.accelerators_total,
         score_minutes=score.value if score is not None else None,
-        olympic_mean_minutes=_number(extra, "olympic_mean_unscaled_minutes"),
-        scaling_factor=_number(extra, "scaling_factor") or 1.0,
+        olympic_mean_minutes=numeric_value(extra.get("olympic_mean_unscaled_minutes")),
+        scaling_factor=numeric_value(extra.get("scaling_factor")) or 1.0,
         runs=tuple(sorted(runs, key=_natural)),
         is_example=any(r.is_example for r in rows),
     )
@@ -315,7 +311,7 @@ def power_result(row: ExportRow) -> PowerResult | None:
     """The result of ``row`` with its measured power (watts, the official figure first),
     or ``None`` when it has none, is invalid or is not a throughput."""
     extra = row.extra
-    power = _number(extra, "official_power_w") or _number(extra, "power_w")
+    power = numeric_value(extra.get("official_power_w")) or numeric_value(extra.get("power_w"))
     if power is None or power <= 0 or not row.valid or not row.higher_is_better:
         return None
     system = SystemRecord(name=row.system, submitter=row.submitter, division=row.division)

@@ -55,6 +55,7 @@ from stat import S_ISDIR, S_ISREG
 from typing import IO, Protocol
 
 from tracker.errors import ParseError
+from tracker.paths import READ_FLAGS
 from tracker.records.results import ArtifactRecord
 from tracker.sources.trail import (
     ABSENT,
@@ -222,8 +223,6 @@ class SourceTree(Protocol):
 MAX_FILE_BYTES = 1 << 30
 """The largest file a folder tree reads (1 GiB); a bigger one is refused with an error."""
 _CHUNK = 1 << 20
-_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
-"""Opening a FIFO must not wait for a writer: it is then refused as not a regular file."""
 _ABSENT_ERRORS = frozenset({errno.ENOENT, errno.ENOTDIR})
 """Listing errors that mean "no such folder" (a probe), not a folder that cannot be read."""
 _WHOLE_FILE_LIMIT = 8 << 20
@@ -382,7 +381,7 @@ class FolderTree:
         spends its time on (and each system call is dear in a virtual machine).
         """
         try:
-            fd = os.open(self._prefix + path, _OPEN_FLAGS)
+            fd = os.open(self._prefix + path, READ_FLAGS)
         except OSError as error:
             raise ParseError(self.shown_path(path), f"cannot read ({error.strerror})") from None
         try:
