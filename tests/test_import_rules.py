@@ -890,3 +890,21 @@ def test_the_cli_reaches_the_store_only_through_its_face() -> None:
     assert _violations("tracker.cli.fake", face) == []
     behind = "from tracker.store.engine import create_store_engine\n"
     assert _found("tracker.cli.fake", behind) == [(1, "imports tracker.store.engine")]
+
+
+def _public_names() -> dict[str, list[str]]:
+    """Every public class and function a module defines at its top level → the modules."""
+    defined: dict[str, list[str]] = {}
+    for module, path in MODULES.items():
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            kinds = ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef
+            if isinstance(node, kinds) and not node.name.startswith("_"):
+                defined.setdefault(node.name, []).append(module)
+    return defined
+
+
+def test_no_two_modules_define_a_public_name_alike() -> None:
+    """One name, one thing: a reader who meets ``SystemDescription`` or ``has_source``
+    knows which it is without looking at the import."""
+    twice = {name: modules for name, modules in _public_names().items() if len(modules) > 1}
+    assert twice == {}

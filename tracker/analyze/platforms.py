@@ -76,7 +76,7 @@ __all__ = [
     "RoundGain",
     "ScalingStep",
     "TrainingChange",
-    "TrainingFolder",
+    "TrainingResult",
     "TrainingRoundComparison",
     "TrainingUnmatched",
     "compare_training_rounds",
@@ -498,7 +498,7 @@ _RUN = "run_time_to_train_minutes"
 
 
 @dataclass(frozen=True, slots=True)
-class TrainingFolder:
+class TrainingResult:
     """One round's result folder of one system and benchmark: its score, if it has one."""
 
     round: str
@@ -531,8 +531,8 @@ class TrainingFolder:
 class TrainingChange:
     """The same system and configuration from ``old.round`` to ``new.round``."""
 
-    old: TrainingFolder
-    new: TrainingFolder
+    old: TrainingResult
+    new: TrainingResult
 
     @property
     def speedup(self) -> float:
@@ -550,8 +550,8 @@ class TrainingChange:
 class TrainingUnmatched:
     """A system and benchmark in both rounds that is not compared, and why."""
 
-    old: TrainingFolder
-    new: TrainingFolder
+    old: TrainingResult
+    new: TrainingResult
     reason: str
 
 
@@ -565,13 +565,13 @@ class TrainingRoundComparison:
     unmatched: tuple[TrainingUnmatched, ...]
 
 
-def _folder(rows: Sequence[ExportRow]) -> TrainingFolder:
+def _folder(rows: Sequence[ExportRow]) -> TrainingResult:
     head = rows[0]
     score = next((r for r in rows if r.metric == TRAINING_SCORE), None)
     extra = score.extra if score is not None else {}
     system = SystemRecord(name=head.system, submitter=head.submitter, division=head.division)
     used, dropped = numeric_value(extra.get("runs_used")), numeric_value(extra.get("runs_dropped"))
-    return TrainingFolder(
+    return TrainingResult(
         round=head.software_version,
         system=head.system,
         system_key=system.platform_key,
@@ -590,7 +590,7 @@ def _folder(rows: Sequence[ExportRow]) -> TrainingFolder:
 
 def _folders(
     rows: Iterable[ExportRow], rounds: set[str]
-) -> dict[tuple[str, str, str], TrainingFolder]:
+) -> dict[tuple[str, str, str], TrainingResult]:
     """``(round, system key, benchmark) → folder`` of the Training rows of ``rounds``."""
     grouped: dict[tuple[str, str], list[ExportRow]] = {}
     for row in rows:
@@ -599,14 +599,14 @@ def _folders(
         if row.metric in (TRAINING_SCORE, _RUN):
             where = row.location or f"{row.submitter}/{row.system}/{row.benchmark}"
             grouped.setdefault((row.software_version, where), []).append(row)
-    found: dict[tuple[str, str, str], TrainingFolder] = {}
+    found: dict[tuple[str, str, str], TrainingResult] = {}
     for group in grouped.values():
         folder = _folder(group)
         found[(folder.round, folder.system_key, folder.benchmark)] = folder
     return found
 
 
-def _configuration_differs(old: TrainingFolder, new: TrainingFolder) -> str | None:
+def _configuration_differs(old: TrainingResult, new: TrainingResult) -> str | None:
     """What makes two folders of one system different configurations (``None``: nothing)."""
     if old.accelerators != new.accelerators:
         return f"accelerators x{old.accelerators} → x{new.accelerators}"

@@ -23,7 +23,7 @@ from tracker.stats.scaling import efficiency_text
 __all__ = [
     "FINDING_COLUMNS",
     "finding_cells",
-    "finding_issues",
+    "group_finding_issues",
     "finding_json",
     "finding_lines",
     "finding_selected",
@@ -202,7 +202,7 @@ def issue_head(members: Sequence[StoredFinding]) -> StoredFinding:
     return min(members, key=lambda m: float("inf") if m.change_pct is None else abs(m.change_pct))
 
 
-def finding_issues(found: Sequence[StoredFinding]) -> list[list[StoredFinding]]:
+def group_finding_issues(found: Sequence[StoredFinding]) -> list[list[StoredFinding]]:
     """``found`` as issues: findings of one kind, triage state and version pair that share a
     cause (:mod:`tracker.analyze.groupings`), in the order of their first finding; each
     issue's :func:`issue_head` first (its id is the issue's)."""
@@ -366,7 +366,7 @@ def finding_lines(
     is last. ``width`` (a terminal's): every line fits it (the method and q columns go
     first, then the series is cut with ``…``); ``None``: never cut (a long series runs
     on, for grep and pipes)."""
-    issues = finding_issues(found)
+    issues = group_finding_issues(found)
     title = f"{_plural(len(found), 'finding')} ({status}), {_plural(len(issues), 'issue')}"
     rows = _fit([FINDING_COLUMNS, *(finding_cells(i) for i in issues)], width)
     widths = [max(len(r[c]) for r in rows) for c in range(len(rows[0]) - 1)]

@@ -157,10 +157,10 @@ def findings(
     if ctx.invoked_subcommand is not None:
         return
     from tracker.analyze.summary import (
-        finding_issues,
         finding_json,
         finding_lines,
         finding_selected,
+        group_finding_issues,
     )
 
     selection = selection_of(select_software, select_benchmark, select_system)
@@ -168,7 +168,7 @@ def findings(
         stored = store.list_findings(status=None if status == "all" else status)
     found = [f for f in stored if finding_selected(f, selection)]
     if output_format == "json":
-        docs = [finding_json(f, issue) for issue in finding_issues(found) for f in issue]
+        docs = [finding_json(f, issue) for issue in group_finding_issues(found) for f in issue]
         docs.sort(key=lambda d: int(d["id"]))
         click.echo(json.dumps(docs, indent=2, sort_keys=True))
         return
@@ -209,7 +209,7 @@ def findings_set_status(
         tracker findings set-status 12 acknowledged --note "perf-team: new scheduler" \\
             --acknowledgements gate/acknowledgements.toml
     """
-    from tracker.analyze.summary import finding_issues, issue_text
+    from tracker.analyze.summary import group_finding_issues, issue_text
     from tracker.gate.policy import TRIAGED, acknowledgement_entries, append_entries
 
     if not 1 <= finding_id <= MAX_FINDING_ID:
@@ -224,10 +224,8 @@ def findings_set_status(
     if acknowledgements_file is not None:
         refuse_database_overlap(database_target(ctx), acknowledgements_file, "--acknowledgements")
     with open_store(ctx) as store:
-        issue = next(
-            (i for i in finding_issues(store.list_findings()) if finding_id in {f.id for f in i}),
-            None,
-        )
+        issues = group_finding_issues(store.list_findings())
+        issue = next((i for i in issues if finding_id in {f.id for f in i}), None)
         if issue is None:
             store.set_finding_status(finding_id, status=status, note=note)  # names the error
             raise ConfigError(f"no finding has id {finding_id}")

@@ -20,7 +20,7 @@ from tracker.analyze.platforms import (
     RoundGain,
     ScalingStep,
     TrainingChange,
-    TrainingFolder,
+    TrainingResult,
     TrainingRoundComparison,
     TrainingUnmatched,
     compare_training_rounds,
@@ -348,13 +348,13 @@ def _speed(ratio: float | None) -> str:
     return f"{ratio:.3f}× faster" if ratio > 1.0 else f"{1.0 / ratio:.3f}× slower"
 
 
-def _runs(folder: TrainingFolder) -> str:
+def _runs(folder: TrainingResult) -> str:
     if folder.runs_used is None:
         return "?"
     return f"{folder.runs_used} used, {folder.runs_dropped or 0} dropped"
 
 
-def _scaled(folder: TrainingFolder) -> str:
+def _scaled(folder: TrainingResult) -> str:
     return f"RCP-scaled ×{folder.scaling_factor:.4f}" if folder.rcp_scaled else "not RCP-scaled"
 
 

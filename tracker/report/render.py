@@ -87,7 +87,7 @@ __all__ = [
     "build_environment",
     "chart_js_path",
     "check_output_folder",
-    "file_sha256",
+    "regular_file_sha256",
     "listed_files",
     "manifest_text",
     "render_page",
@@ -122,7 +122,7 @@ def _write(path: Path, text: str) -> None:
     os.replace(temporary, path)
 
 
-def file_sha256(path: Path) -> str:
+def regular_file_sha256(path: Path) -> str:
     """The sha256 of the file at ``path`` (read through no link: a link is refused)."""
     digest = hashlib.sha256()
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
@@ -202,7 +202,7 @@ class Stage:
     def commit(self) -> int:
         """Move the render into :attr:`out`; return how many stale files were removed."""
         files = self.files()
-        hashes = {relative: {file_sha256(self.folder / relative)} for relative in files}
+        hashes = {relative: {regular_file_sha256(self.folder / relative)} for relative in files}
         if not _exists(self.out):
             try:
                 _write(self.folder / MANIFEST, manifest_text(hashes))
@@ -376,7 +376,7 @@ def _is_ours(out: Path, relative: str, hashes: set[str]) -> bool:
     if mode is None or not stat.S_ISREG(mode):
         return False
     try:
-        return file_sha256(target) in hashes
+        return regular_file_sha256(target) in hashes
     except OSError:
         return False
 

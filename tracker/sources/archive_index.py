@@ -25,7 +25,15 @@ from pathlib import Path
 from typing import IO, NoReturn
 
 from tracker.errors import ParseError
-from tracker.sources.tar import HOSTILE, Entry, Inflated, Malformed, Refused, TarWalk, compression
+from tracker.sources.tar import (
+    HOSTILE,
+    Inflated,
+    Malformed,
+    Refused,
+    TarHeader,
+    TarWalk,
+    compression,
+)
 
 __all__ = ["Index", "Member", "Symlink", "TarIndex", "ZipIndex"]
 
@@ -144,13 +152,13 @@ class TarIndex:
                 f"{last!r} holds more than its header says, or the archive is damaged",
             )
 
-    def _entries(self) -> Iterator[Entry]:
+    def _entries(self) -> Iterator[TarHeader]:
         entry, self._first = self._first, None
         while entry is not None:
             yield entry
             entry = self._walk.next()
 
-    def _member(self, order: int, entry: Entry) -> Member | Symlink | None:
+    def _member(self, order: int, entry: TarHeader) -> Member | Symlink | None:
         kind = entry.kind
         if kind == tarfile.DIRTYPE:
             return None

@@ -83,7 +83,7 @@ __all__ = [
     "AHEAD",
     "CHAIN_LIMIT",
     "EXTENDED_HEADER_LIMIT",
-    "Entry",
+    "TarHeader",
     "HEADERS_LIMIT",
     "HOSTILE",
     "Inflated",
@@ -264,7 +264,7 @@ class _Unusual(Exception):
 
 
 @dataclass(slots=True)
-class Entry:
+class TarHeader:
     """A member as ``TarFile.next`` lists it, its extended headers applied."""
 
     name: str
@@ -279,7 +279,7 @@ class Entry:
     sparse: bool = False
 
 
-def parse_header(block: bytes, offset: int) -> Entry | None:
+def parse_header(block: bytes, offset: int) -> TarHeader | None:
     """The header ``block`` at ``offset``, as ``TarInfo.frombuf`` and ``_proc_builtin`` read it.
 
     ``None`` where tarfile's own code must decide: a block that is short, all
@@ -308,7 +308,7 @@ def parse_header(block: bytes, offset: int) -> Entry | None:
         text = text.rstrip("/")
     data_at = offset + _BLOCK
     target = header_text(link) if link[0] else ""
-    return Entry(text, length, kind, target, data_at, data_at + _data_blocks(kind, length))
+    return TarHeader(text, length, kind, target, data_at, data_at + _data_blocks(kind, length))
 
 
 def _check_ids(fields: bytes) -> None:
@@ -377,7 +377,7 @@ def pax_fields(data: bytes) -> dict[bytes, bytes] | None:
     return fields
 
 
-def _apply_pax(entry: Entry, fields: dict[bytes, bytes]) -> None:
+def _apply_pax(entry: TarHeader, fields: dict[bytes, bytes]) -> None:
     """Patch ``entry`` with a pax header's path, linkpath and size (as ``_apply_pax_info``)."""
     path = fields.get(b"path")
     if path is not None:
@@ -416,7 +416,7 @@ class TarWalk:
         self.by_tarfile = 0
         """Members (or ends) whose headers tarfile's own code read."""
 
-    def next(self) -> Entry | None:
+    def next(self) -> TarHeader | None:
         """The next member, or ``None`` after the last."""
         start, stream = self._next_at, self._stream
         read: list[bytes] = []
@@ -440,7 +440,7 @@ class TarWalk:
         self._last = entry.name
         return entry
 
-    def read(self, entry: Entry) -> bytes:
+    def read(self, entry: TarHeader) -> bytes:
         """The data of ``entry``, the member just listed (as ``extractfile(...).read()``)."""
         if entry.size <= 0:
             return b""
@@ -451,7 +451,7 @@ class TarWalk:
             raise tarfile.ReadError("unexpected end of data")
         return data
 
-    def _chain(self, offset: int, read: list[bytes], depth: int) -> Entry:
+    def _chain(self, offset: int, read: list[bytes], depth: int) -> TarHeader:
         """The member whose headers start at ``offset``; every byte read is added to ``read``."""
         block = self._stream.read(_BLOCK)
         read.append(block)
@@ -485,7 +485,7 @@ class TarWalk:
             following.name = following.name.removesuffix("/")
         return following
 
-    def _by_tarfile(self, head: bytes) -> Entry:
+    def _by_tarfile(self, head: bytes) -> TarHeader:
         """The member whose headers begin with ``head`` (already read), read by tarfile's code."""
         self.by_tarfile += 1
         source = ReplaySource(Replay(head, self._stream), self._global)
@@ -494,7 +494,7 @@ class TarWalk:
             key.startswith("GNU.sparse.") for key in self._global
         )
         sparse = info.sparse is not None
-        return Entry(
+        return TarHeader(
             info.name, info.size, info.type, info.linkname, info.offset_data, source.offset, sparse
         )
 

@@ -274,7 +274,7 @@ class Store:
         from tracker.store import read
 
         with self._reported("read"):
-            return read.has_source(self.engine, identity_sha256)
+            return read.source_exists(self.engine, identity_sha256)
 
     def save_source(
         self,

@@ -45,7 +45,7 @@ __all__ = [
     "count_rows",
     "export_row",
     "group_points",
-    "has_source",
+    "source_exists",
     "iter_analysis_samples",
     "iter_export_rows",
     "iter_series_points",
@@ -232,7 +232,7 @@ def count_rows(engine: Engine) -> dict[str, int]:
     return counts
 
 
-def has_source(engine: Engine, identity_sha256: str) -> bool:
+def source_exists(engine: Engine, identity_sha256: str) -> bool:
     """Whether a source with this identity (content + labels) is stored."""
     with Session(engine) as session:
         found = session.scalar(

@@ -24,7 +24,7 @@ from tracker.formats.mlperf_inference.parse_logs import (
     summary_as_detail,
 )
 from tracker.formats.mlperf_inference.parse_table import (
-    SystemDescription,
+    ParsedSystem,
     normalize_location,
     parse_results_table,
     parse_system_json,
@@ -47,7 +47,7 @@ def _system(**fields: object) -> bytes:
     return json.dumps({**base, **fields}).encode()
 
 
-def _parse_system(data: bytes) -> SystemDescription:
+def _parse_system(data: bytes) -> ParsedSystem:
     return parse_system_json(
         data, path="systems/box.json", platform="box", submitter="Acme", division="closed"
     )

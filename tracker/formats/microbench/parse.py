@@ -14,7 +14,7 @@ Two shapes of one JSON file (``docs/formats/generic-benchmark.md``):
   beside ``value``, and may give ``repeats``, as in the generic format.
 
 Each result is one series: its benchmark is ``name``, its metric ``<measure>_<unit>``
-(:func:`tracker.formats.microbench.parse.metric_for`), its workload the labels as
+(:func:`tracker.formats.microbench.parse.bench_metric`), its workload the labels as
 ``key=value`` joined by commas, sorted by key. ``repeats`` are samples of the series
 (``extra["repeat_index"]`` tells them apart); without them, ``value`` is one sample.
 
@@ -57,7 +57,7 @@ __all__ = [
     "canonical_unit",
     "looks_like_bmf",
     "looks_like_generic_bench",
-    "metric_for",
+    "bench_metric",
     "parse_generic_bench",
     "unit_class",
 ]
@@ -99,7 +99,7 @@ def unit_class(unit: str) -> UnitClass | None:
     return "other" if unit in _OTHER_UNITS else None
 
 
-def metric_for(
+def bench_metric(
     measure: str | None, unit: object, direction: object, *, path: str, field: str
 ) -> MetricRecord:
     """The metric of a result with this measure, unit and direction (``field`` is the
@@ -276,7 +276,7 @@ def _parse_generic(doc: JsonObject, *, path: str) -> list[ParsedResult]:
         measure = entry.get("measure")
         if measure is not None and not isinstance(measure, str):
             raise ParseError(path, f"field '{field}.measure' is {measure!r}, expected a string")
-        metric = metric_for(
+        metric = bench_metric(
             measure, entry.get("unit"), entry.get("direction"), path=path, field=field
         )
         labels = {**shared, **_labels(entry.get("labels"), path=path, field=f"{field}.labels")}
@@ -304,7 +304,7 @@ def _parse_bmf(doc: JsonObject, *, path: str) -> list[ParsedResult]:
                         "(and 'direction') beside 'value'",
                     )
                 unit, direction = BMF_MEASURES[measure]
-            metric = metric_for(measure, unit, direction, path=path, field=field)
+            metric = bench_metric(measure, unit, direction, path=path, field=field)
             benchmark = _name(name, path=path, field=field)
             results.extend(_samples(entry, benchmark, metric, {}, path=path, field=field))
     return results

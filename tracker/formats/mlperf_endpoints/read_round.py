@@ -33,7 +33,7 @@ from tracker.formats.mlperf_inference.parse import (
     scenario_reasons,
     spelling_extra,
 )
-from tracker.formats.mlperf_inference.parse_table import SystemDescription, TableRow
+from tracker.formats.mlperf_inference.parse_table import ParsedSystem, TableRow
 from tracker.formats.mlperf_inference.read_tree import ResultFolder, RoundFiles, folder_result
 from tracker.formats.parse_json import check_nesting
 from tracker.records.results import ExtraValue, ResultRecord
@@ -75,7 +75,7 @@ def endpoints_result(
     tree: SourceTree,
     files: RoundFiles,
     folder: ResultFolder,
-    system: SystemDescription,
+    system: ParsedSystem,
     *,
     round_label: str,
     row: TableRow | None,

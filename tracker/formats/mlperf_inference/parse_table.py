@@ -49,7 +49,7 @@ from tracker.formats.parse_json import check_nesting
 from tracker.records.results import SystemRecord
 
 __all__ = [
-    "SystemDescription",
+    "ParsedSystem",
     "TableRow",
     "TableRows",
     "clean_accelerator",
@@ -311,7 +311,7 @@ _COUNT_MARK = re.compile(r"\(\s*x\s*(\d{1,7})\s*\)", re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
-class SystemDescription:
+class ParsedSystem:
     """The fields of a system JSON the tracker uses, plus the raw text."""
 
     record: SystemRecord
@@ -323,7 +323,7 @@ class SystemDescription:
 
 def parse_system_json(
     data: bytes, *, path: str, platform: str, submitter: str, division: str
-) -> SystemDescription:
+) -> ParsedSystem:
     """Parse ``systems/<platform>.json`` of ``submitter`` in ``division``.
 
     The folder names identify the system (``submitter/platform``), as in the
@@ -362,7 +362,7 @@ def parse_system_json(
         driver=_driver(document.get("other_software_stack")),
         **configuration_facts(platform, accelerator, per_node, nodes, notes),
     )
-    return SystemDescription(
+    return ParsedSystem(
         record=record,
         system_name=(_text(document, "system_name") or platform),
         system_type=(_text(document, "system_type") or ""),

@@ -65,7 +65,7 @@ from tracker.formats.mlperf_inference.parse_logs import (
     power_metric,
 )
 from tracker.formats.mlperf_inference.parse_table import (
-    SystemDescription,
+    ParsedSystem,
     TableRow,
     clean_accelerator,
     configuration_facts,
@@ -285,7 +285,7 @@ class Assembler:
             line=primary.line,
         )
 
-    def _system(self, sub: SubmitterTree, folder: ResultFolder) -> SystemDescription:
+    def _system(self, sub: SubmitterTree, folder: ResultFolder) -> ParsedSystem:
         path = sub.systems.get(folder.system)
         if path is None:
             raise ParseError(
@@ -311,7 +311,7 @@ class Assembler:
     def _extra(
         self,
         folder: ResultFolder,
-        system: SystemDescription,
+        system: ParsedSystem,
         log: Mapping[str, Entry],
         primary: PrimaryMetric,
         model: str,

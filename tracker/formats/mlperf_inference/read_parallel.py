@@ -34,7 +34,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from tracker.errors import ConfigError, ParseError
-from tracker.formats.mlperf_inference.parse_table import SystemDescription, TableRow
+from tracker.formats.mlperf_inference.parse_table import ParsedSystem, TableRow
 from tracker.formats.mlperf_inference.read import (
     Assembler,
     MLPerfInferenceReader,
@@ -98,7 +98,7 @@ class UnitTask:
     location: str
     submitter: SubmitterTree
     system: str
-    description: SystemDescription | None
+    description: ParsedSystem | None
     mapping: dict[str, str] | None
     round_label: str
     rows: dict[str, TableRow]

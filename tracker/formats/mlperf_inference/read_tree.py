@@ -56,7 +56,7 @@ from tracker.formats.mlperf_inference.parse_logs import (
     summary_as_detail,
 )
 from tracker.formats.mlperf_inference.parse_table import (
-    SystemDescription,
+    ParsedSystem,
     TableRow,
     TableRows,
     parse_results_table,
@@ -341,7 +341,7 @@ def sample_id(location: str) -> str:
 
 def folder_result(
     folder: ResultFolder,
-    system: SystemDescription,
+    system: ParsedSystem,
     artifact: ArtifactRecord,
     metric: MetricRecord,
     value: float,
@@ -499,7 +499,7 @@ class RoundFiles:
 
     table: TableRows | None = None
     mappings: dict[str, dict[str, str]] = field(default_factory=dict)
-    systems: dict[str, SystemDescription] = field(default_factory=dict)
+    systems: dict[str, ParsedSystem] = field(default_factory=dict)
     logs: dict[str, dict[str, Entry]] = field(default_factory=dict)
     from_summary: set[str] = field(default_factory=set)
     run_digest: dict[str, str] = field(default_factory=dict)

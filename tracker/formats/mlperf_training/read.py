@@ -43,7 +43,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from tracker.errors import ConfigError, ParseError
-from tracker.formats.mlperf_inference.parse_table import SystemDescription, parse_system_json
+from tracker.formats.mlperf_inference.parse_table import ParsedSystem, parse_system_json
 from tracker.formats.mlperf_inference.read_tree import resolve_round
 from tracker.formats.mlperf_training.parse import (
     RESULT_FILE_COUNTS,
@@ -93,7 +93,7 @@ _MAX_REASONS = 3
 def folder_results(
     tree: SourceTree,
     folder: TrainingFolder,
-    system: SystemDescription,
+    system: ParsedSystem,
     *,
     runs: Sequence[RunCheck],
     unreadable: Sequence[str],
@@ -149,7 +149,7 @@ class _Base:
     """What a folder's results share."""
 
     def __init__(
-        self, tree: SourceTree, folder: TrainingFolder, system: SystemDescription, round_label: str
+        self, tree: SourceTree, folder: TrainingFolder, system: ParsedSystem, round_label: str
     ) -> None:
         self.tree = tree
         self.folder = folder
@@ -217,7 +217,7 @@ def _score_extra(
     score: FolderScore,
     runs: Sequence[RunCheck],
     unreadable: Sequence[str],
-    system: SystemDescription,
+    system: ParsedSystem,
     ruleset: str,
     has_scaling: bool,
 ) -> dict[str, ExtraValue]:
@@ -261,9 +261,7 @@ def _warnings(runs: Sequence[RunCheck]) -> str:
     )
 
 
-def _seed_check(
-    runs: Sequence[RunCheck], unreadable: Sequence[str], system: SystemDescription
-) -> str:
+def _seed_check(runs: Sequence[RunCheck], unreadable: Sequence[str], system: ParsedSystem) -> str:
     """``passed``, ``failed: <why>``, or "" where the package skips it (open division)."""
     if system.record.division != "closed":
         return ""
@@ -307,7 +305,7 @@ def _energies(
 class TrainingFiles:
     """What one pass over the round's files found, by file path."""
 
-    systems: dict[str, SystemDescription] = field(default_factory=dict)
+    systems: dict[str, ParsedSystem] = field(default_factory=dict)
     runs: dict[str, RunCheck] = field(default_factory=dict)
     scaling: dict[str, float] = field(default_factory=dict)
     power: dict[str, float] = field(default_factory=dict)

@@ -70,7 +70,7 @@ __all__ = [
     "run_kind",
     "run_offsets",
     "run_summary",
-    "scaling_text",
+    "training_scaling_text",
     "score_hover",
     "training_chart",
     "training_href",
@@ -107,7 +107,7 @@ def gain_text(system: str, benchmark: str, gain: SeriesGain) -> str:
     return f"{head}: {1.0 / gain.gain:.3f}× slower (software loss)"
 
 
-def scaling_text(
+def training_scaling_text(
     submitter: str,
     benchmark: str,
     version: str,
@@ -416,7 +416,7 @@ def _group_lines(group: ScalingGroup, names: SystemNames, floor: float) -> _Keye
     base_names = ", ".join(names.of(k).label for k in base.labels)
     out: _Keyed = []
     for point in group.points[1:]:
-        text = scaling_text(
+        text = training_scaling_text(
             group.key.submitter,
             group.key.benchmark,
             group.version,
