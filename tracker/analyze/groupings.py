@@ -1,8 +1,6 @@
 """Which results may be grouped or compared, and which findings share a cause: the rules,
 written down in one place.
 
-Which results may be grouped or compared: the rules, written down in one place.
-
 A finding is only as sound as the group it came from. These rules decide every
 group the analysis forms (the README's "Groupings" and "Comparability" sections say
 the same), and ``tracker compare``, the gate and the report use them too:
@@ -41,7 +39,8 @@ the same), and ``tracker compare``, the gate and the report use them too:
   a series is compared across versions only where both versions state the same
   class, and software stacks only within one class: a move from fp8 to fp4 is
   a different configuration, not a software gain.
-* **Runs behind a score** (:data:`RUN_METRICS`): MLPerf Training stores each
+* **Runs behind a score** (:data:`RUN_METRICS`, :func:`training_folders`): MLPerf
+  Training stores each
   run as a sample of ``run_time_to_train_minutes`` beside the folder's official
   score (``time_to_train_minutes``, the olympic mean). The runs are shown, but
   only the score is compared, grouped for scaling and counted in gains, so a
@@ -89,7 +88,14 @@ from typing import TYPE_CHECKING, TypeVar
 
 from tracker.records.findings import SeriesInfo
 from tracker.records.keys import VersionPair
-from tracker.records.results import AnalysisSample, Configuration
+from tracker.records.results import (
+    RUN_TIME_TO_TRAIN,
+    TIME_TO_TRAIN,
+    TRAINING_SOFTWARE,
+    AnalysisSample,
+    Configuration,
+    ExportRow,
+)
 
 if TYPE_CHECKING:  # the statistics (numpy, scipy) load only where a function needs them
     from tracker.stats import ScalingFinding, SeriesGain, SeriesSamples
@@ -104,6 +110,7 @@ __all__ = [
     "PER_ACCELERATOR",
     "POWER_CAPPED",
     "RUN_METRICS",
+    "training_folders",
     "RuleOutcome",
     "Side",
     "StackRanking",
@@ -230,8 +237,21 @@ def where(causes: Iterable[Cause], every_point: Sequence[str] = ()) -> str:
     return " and ".join(parts)
 
 
-RUN_METRICS = frozenset({"run_time_to_train_minutes"})
+RUN_METRICS = frozenset({RUN_TIME_TO_TRAIN.name})
 """Metrics whose values are the runs behind another result's score: never analysed."""
+
+
+def training_folders(rows: Iterable[ExportRow]) -> list[list[ExportRow]]:
+    """The MLPerf Training scores and runs of ``rows``, one list per result folder (one
+    round's folder of one system and benchmark), in the order of their first row."""
+    metrics = {TIME_TO_TRAIN.name, RUN_TIME_TO_TRAIN.name}
+    folders: dict[tuple[str, str], list[ExportRow]] = {}
+    for row in rows:
+        if row.software == TRAINING_SOFTWARE and row.metric in metrics:
+            where = row.location or f"{row.submitter}/{row.system}/{row.benchmark}"
+            folders.setdefault((row.software_version, where), []).append(row)
+    return list(folders.values())
+
 
 LATENCY_SCENARIOS = frozenset({"singlestream", "multistream"})
 """Scenarios whose primary metric is a per-query latency (lower case)."""

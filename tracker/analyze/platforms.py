@@ -55,10 +55,12 @@ from tracker.analyze.groupings import (
     configuration_of,
     precision_class,
     size_family,
+    training_folders,
     twin_configuration,
 )
 from tracker.records.keys import systems_of
 from tracker.records.results import (
+    TIME_TO_TRAIN,
     AnalysisSample,
     Configuration,
     ExportRow,
@@ -69,8 +71,6 @@ from tracker.records.results import (
 __all__ = [
     "CONFIGURATION_CHANGED",
     "SAME_SYSTEM",
-    "TRAINING_SCORE",
-    "TRAINING_SOFTWARE",
     "PlatformRanking",
     "PlatformResult",
     "RoundGain",
@@ -491,12 +491,6 @@ def size_scaling(
     return steps
 
 
-TRAINING_SOFTWARE = "mlperf-training"
-"""The software name of every stored Training result (the reader's ``SOFTWARE``)."""
-TRAINING_SCORE = "time_to_train_minutes"
-_RUN = "run_time_to_train_minutes"
-
-
 @dataclass(frozen=True, slots=True)
 class TrainingResult:
     """One round's result folder of one system and benchmark: its score, if it has one."""
@@ -567,7 +561,7 @@ class TrainingRoundComparison:
 
 def _folder(rows: Sequence[ExportRow]) -> TrainingResult:
     head = rows[0]
-    score = next((r for r in rows if r.metric == TRAINING_SCORE), None)
+    score = next((r for r in rows if r.metric == TIME_TO_TRAIN.name), None)
     extra = score.extra if score is not None else {}
     system = SystemRecord(name=head.system, submitter=head.submitter, division=head.division)
     used, dropped = numeric_value(extra.get("runs_used")), numeric_value(extra.get("runs_dropped"))
@@ -592,15 +586,8 @@ def _folders(
     rows: Iterable[ExportRow], rounds: set[str]
 ) -> dict[tuple[str, str, str], TrainingResult]:
     """``(round, system key, benchmark) → folder`` of the Training rows of ``rounds``."""
-    grouped: dict[tuple[str, str], list[ExportRow]] = {}
-    for row in rows:
-        if row.software != TRAINING_SOFTWARE or row.software_version not in rounds:
-            continue
-        if row.metric in (TRAINING_SCORE, _RUN):
-            where = row.location or f"{row.submitter}/{row.system}/{row.benchmark}"
-            grouped.setdefault((row.software_version, where), []).append(row)
     found: dict[tuple[str, str, str], TrainingResult] = {}
-    for group in grouped.values():
+    for group in training_folders(r for r in rows if r.software_version in rounds):
         folder = _folder(group)
         found[(folder.round, folder.system_key, folder.benchmark)] = folder
     return found

@@ -15,7 +15,6 @@ from rich.console import Console
 from rich.table import Table
 
 from tracker.analyze.platforms import (
-    TRAINING_SOFTWARE,
     PlatformRanking,
     RoundGain,
     ScalingStep,
@@ -33,7 +32,7 @@ from tracker.analyze.platforms import (
 )
 from tracker.cli.common import TrackerCommandError, open_store
 from tracker.records.keys import Selection, system_label
-from tracker.records.results import AnalysisSample
+from tracker.records.results import TRAINING_SOFTWARE, AnalysisSample
 from tracker.text_safety import terminal_text
 
 __all__ = ["compare", "systems"]

@@ -37,6 +37,7 @@ __all__ = [
     "OUTPUT_TOKENS_PER_S",
     "ParsedResult",
     "ResultRecord",
+    "RUN_TIME_TO_TRAIN",
     "SaveOutcome",
     "SeriesPoint",
     "SoftwareRecord",
@@ -44,6 +45,8 @@ __all__ = [
     "SourceSpec",
     "SweepSample",
     "SystemRecord",
+    "TIME_TO_TRAIN",
+    "TRAINING_SOFTWARE",
     "VersionInfo",
     "checked_label",
     "numeric_value",
@@ -75,6 +78,12 @@ class MetricRecord:
 
 OUTPUT_TOKENS_PER_S = MetricRecord("output_tokens_per_s", "tokens/s", True)
 """A serving run's output token throughput: what sweeps are read and analysed by."""
+TRAINING_SOFTWARE = "mlperf-training"
+"""The software name of every stored MLPerf Training result (its version is the round)."""
+TIME_TO_TRAIN = MetricRecord("time_to_train_minutes", "minutes", False)
+"""A Training result folder's official score (the olympic mean of its runs, scaled)."""
+RUN_TIME_TO_TRAIN = MetricRecord("run_time_to_train_minutes", "minutes", False)
+"""One Training run's time to train: the runs behind a score."""
 
 
 @dataclass(frozen=True, slots=True)

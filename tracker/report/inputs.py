@@ -34,14 +34,13 @@ score and is listed there with its reason.
 from __future__ import annotations
 
 import re
-from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC
 from itertools import groupby
 from typing import TYPE_CHECKING, Literal
 
-from tracker.analyze.groupings import ConfigurationChange, StackRanking
+from tracker.analyze.groupings import ConfigurationChange, StackRanking, training_folders
 from tracker.records.findings import (
     AnalysisRunSettings,
     FindingRecord,
@@ -50,6 +49,9 @@ from tracker.records.findings import (
     SweepTarget,
 )
 from tracker.records.results import (
+    RUN_TIME_TO_TRAIN,
+    TIME_TO_TRAIN,
+    TRAINING_SOFTWARE,
     Configuration,
     ExportRow,
     ExtraValue,
@@ -139,10 +141,10 @@ def settings_used(run: AnalysisRunSettings, overridden: Sequence[str] = ()) -> S
     )
 
 
-TRAINING_SOFTWARE = "mlperf-training"
-"""The software name of every stored Training result (the reader's ``SOFTWARE``)."""
-SCORE_METRIC = "time_to_train_minutes"
-RUN_METRIC = "run_time_to_train_minutes"
+SCORE_METRIC = TIME_TO_TRAIN.name
+"""The metric of a Training folder's official score."""
+RUN_METRIC = RUN_TIME_TO_TRAIN.name
+"""The metric of one Training run behind a score."""
 
 _RUN_LINE = re.compile(
     r"(?P<file>\S+?)(?:\.txt)? (?:(?P<minutes>[0-9.]+) min|no time) (?P<role>.+)"
@@ -260,11 +262,7 @@ def training_scores(rows: Iterable[ExportRow]) -> tuple[TrainingScore, ...]:
     Rows of other software or metrics are left out; the scores are sorted by
     benchmark, system, submitter and round.
     """
-    folders: dict[tuple[str, str], list[ExportRow]] = defaultdict(list)
-    for row in rows:
-        if row.software == TRAINING_SOFTWARE and row.metric in (SCORE_METRIC, RUN_METRIC):
-            folders[(row.software_version, row.location or row.benchmark)].append(row)
-    scores = [_score(group) for group in folders.values()]
+    scores = [_score(group) for group in training_folders(rows)]
     return tuple(
         sorted(scores, key=lambda s: (s.benchmark, s.system, s.submitter, s.round, s.location))
     )

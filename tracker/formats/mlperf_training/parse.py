@@ -53,7 +53,6 @@ __all__ = [
     "RESULT_FILE_COUNTS",
     "RunCheck",
     "RunRole",
-    "TIME_TO_TRAIN",
     "check_run",
     "max_dropped",
     "node_power",
@@ -65,7 +64,6 @@ __all__ = [
 ]
 
 
-TIME_TO_TRAIN = "time_to_train_minutes"
 RESULT_FILE_COUNTS: Mapping[str, int] = {
     "bert": 10,
     "dlrm_dcnv2": 10,

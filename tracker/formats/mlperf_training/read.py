@@ -47,7 +47,6 @@ from tracker.formats.mlperf_inference.parse_table import ParsedSystem, parse_sys
 from tracker.formats.mlperf_inference.read_tree import resolve_round
 from tracker.formats.mlperf_training.parse import (
     RESULT_FILE_COUNTS,
-    TIME_TO_TRAIN,
     FolderScore,
     RunCheck,
     check_run,
@@ -73,6 +72,9 @@ from tracker.formats.mlperf_training.read_tree import (
 )
 from tracker.formats.reader import ProgressCallback, Reading, ignored_label_notes, read_in_order
 from tracker.records.results import (
+    RUN_TIME_TO_TRAIN,
+    TIME_TO_TRAIN,
+    TRAINING_SOFTWARE,
     ExtraValue,
     MetricRecord,
     ResultRecord,
@@ -84,9 +86,8 @@ from tracker.sources.tree import SourceTree
 __all__ = ["MLPerfTrainingReader", "RUN_TIME_TO_TRAIN", "SCORE", "SOFTWARE", "folder_results"]
 
 
-SOFTWARE = "mlperf-training"
-SCORE = MetricRecord(TIME_TO_TRAIN, "minutes", False)
-RUN_TIME_TO_TRAIN = MetricRecord("run_time_to_train_minutes", "minutes", False)
+SOFTWARE = TRAINING_SOFTWARE
+SCORE = TIME_TO_TRAIN
 _MAX_REASONS = 3
 
 
