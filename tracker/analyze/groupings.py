@@ -101,6 +101,8 @@ if TYPE_CHECKING:  # the statistics (numpy, scipy) load only where a function ne
     from tracker.stats import ScalingFinding, SeriesGain, SeriesSamples
 
 __all__ = [
+    "CONFIGURATION_CHANGED",
+    "SAME_SYSTEM",
     "Besides",
     "Cause",
     "ConfigurationChange",
@@ -290,6 +292,11 @@ def scales_with_accelerators(sample: AnalysisSample) -> bool:
 
 
 NOTHING_BUT_SOFTWARE = "nothing but the software"
+SAME_SYSTEM = "same system, nothing but the software"
+"""A result of one system across rounds where nothing but the software changed."""
+CONFIGURATION_CHANGED = "configuration changed, not a software gain"
+"""A result across rounds of the same system with another hardware part, or of the same
+submitter's accelerator model at another count: listed, never a software gain."""
 NOT_STATED = "not stated"
 _MARKS = re.compile(r"\((?:\s*x\s*\d+\s*|[^)]*power\s*cap[^)]*)\)", re.IGNORECASE)
 _TRADEMARKS = re.compile(r"\((?:R|TM|C)\)|[®™]", re.IGNORECASE)

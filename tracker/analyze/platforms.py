@@ -50,6 +50,8 @@ from dataclasses import dataclass
 from fnmatch import fnmatchcase
 
 from tracker.analyze.groupings import (
+    CONFIGURATION_CHANGED,
+    SAME_SYSTEM,
     TWIN_TOLERANCE,
     besides_software,
     configuration_of,
@@ -99,10 +101,6 @@ def plain_number(value: float) -> str:
     if abs(value) >= 100_000:
         return f"{value:,.0f}"
     return f"{value:.6g}" if abs(value) >= 1e-4 or value == 0 else f"{value:.3e}"
-
-
-SAME_SYSTEM = "same system, nothing but the software"
-CONFIGURATION_CHANGED = "configuration changed, not a software gain"
 
 
 @dataclass(frozen=True, slots=True)

@@ -30,6 +30,7 @@ __all__ = [
     "Correction",
     "ExportRow",
     "ExtraValue",
+    "INFERENCE_SOFTWARE",
     "LABEL_MAX",
     "LabelError",
     "Labels",
@@ -78,6 +79,8 @@ class MetricRecord:
 
 OUTPUT_TOKENS_PER_S = MetricRecord("output_tokens_per_s", "tokens/s", True)
 """A serving run's output token throughput: what sweeps are read and analysed by."""
+INFERENCE_SOFTWARE = "mlperf-inference"
+"""The software name of every stored MLPerf Inference result (its version is the round)."""
 TRAINING_SOFTWARE = "mlperf-training"
 """The software name of every stored MLPerf Training result (its version is the round)."""
 TIME_TO_TRAIN = MetricRecord("time_to_train_minutes", "minutes", False)

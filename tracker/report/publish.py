@@ -36,6 +36,7 @@ from tracker.analyze.settings import AnalysisSettings, ReportOverrides, report_s
 from tracker.analyze.summary import finding_selected
 from tracker.records.keys import Selection, VersionPair, systems_of
 from tracker.records.results import (
+    INFERENCE_SOFTWARE,
     OUTPUT_TOKENS_PER_S,
     AnalysisSample,
     Configuration,
@@ -66,8 +67,6 @@ from tracker.versions import version_orders, version_sort_key
 __all__ = ["gather_report_input", "publish_report", "version_pairs"]
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-MLPERF_INFERENCE = "mlperf-inference"
-"""The software name of MLPerf Inference rounds (the only results with power, so far)."""
 
 
 def _ordered(
@@ -306,12 +305,12 @@ def _round_gains(platforms: PlatformSamples) -> tuple[RoundGain, ...]:
 def _power(store: Store, only: Selection) -> tuple[PowerResult, ...]:
     """The MLPerf Inference results stored with their measured power (of the series
     ``only`` picks)."""
-    found = (power_result(row) for row in store.iter_export_rows(software=MLPERF_INFERENCE))
+    found = (power_result(row) for row in store.iter_export_rows(software=INFERENCE_SOFTWARE))
     return tuple(
         p
         for p in found
         if p is not None
-        and only.matches(MLPERF_INFERENCE, p.benchmark, systems_of(p.system_key, p.system))
+        and only.matches(INFERENCE_SOFTWARE, p.benchmark, systems_of(p.system_key, p.system))
     )
 
 

@@ -58,6 +58,7 @@ from tracker.formats.parse_json import check_nesting
 from tracker.records.results import ExtraValue, MetricRecord, ParsedResult
 
 __all__ = [
+    "NS_PER_MS",
     "DETAIL_LOG_NAME",
     "Entry",
     "SUMMARY_LOG_NAME",
@@ -232,21 +233,22 @@ def _decode_event(line: bytes, *, path: str, number: int) -> tuple[str, object]:
     return event["key"], event.get("value")
 
 
-_NS_PER_MS = 1e6
+NS_PER_MS = 1e6
+"""LoadGen writes its latencies in nanoseconds; the tracker stores milliseconds."""
 _SUMMARY_PCT = r"(\d+(?:\.\d+)?)"
 _PATTERNS: tuple[tuple[re.Pattern[str], str, float], ...] = tuple(
     (re.compile(pattern, re.IGNORECASE), name, divisor)
     for pattern, name, divisor in (
-        (rf"{_SUMMARY_PCT} percentile latency \(ns\)", "latency_p{}_ms", _NS_PER_MS),
-        (rf"{_SUMMARY_PCT}th percentile latency \(ns\)", "latency_p{}_ms", _NS_PER_MS),
-        (rf"{_SUMMARY_PCT} percentile first token latency \(ns\)", "ttft_p{}_ms", _NS_PER_MS),
-        (r"(min|max|mean) first token latency \(ns\)", "ttft_{}_ms", _NS_PER_MS),
-        (rf"{_SUMMARY_PCT} percentile time to output token \(ns\)", "tpot_p{}_ms", _NS_PER_MS),
-        (r"(min|max|mean) time (?:per|to) output token \(ns\)", "tpot_{}_ms", _NS_PER_MS),
+        (rf"{_SUMMARY_PCT} percentile latency \(ns\)", "latency_p{}_ms", NS_PER_MS),
+        (rf"{_SUMMARY_PCT}th percentile latency \(ns\)", "latency_p{}_ms", NS_PER_MS),
+        (rf"{_SUMMARY_PCT} percentile first token latency \(ns\)", "ttft_p{}_ms", NS_PER_MS),
+        (r"(min|max|mean) first token latency \(ns\)", "ttft_{}_ms", NS_PER_MS),
+        (rf"{_SUMMARY_PCT} percentile time to output token \(ns\)", "tpot_p{}_ms", NS_PER_MS),
+        (r"(min|max|mean) time (?:per|to) output token \(ns\)", "tpot_{}_ms", NS_PER_MS),
         (
             rf"early stopping {_SUMMARY_PCT}th percentile estimate",
             "p{}_latency_early_stopping_ms",
-            _NS_PER_MS,
+            NS_PER_MS,
         ),
     )
 )
@@ -256,9 +258,9 @@ _NUMBERS: Mapping[str, tuple[str, float]] = {
     "QPS w/o loadgen overhead": ("queries_per_s_without_loadgen_overhead", 1.0),
     "samples_per_query": ("samples_per_query", 1.0),
     "target_qps": ("target_queries_per_s", 1.0),
-    "target_latency (ns)": ("target_latency_ms", _NS_PER_MS),
-    "ttft_latency (ns)": ("ttft_limit_ms", _NS_PER_MS),
-    "tpot_latency (ns)": ("tpot_limit_ms", _NS_PER_MS),
+    "target_latency (ns)": ("target_latency_ms", NS_PER_MS),
+    "ttft_latency (ns)": ("ttft_limit_ms", NS_PER_MS),
+    "tpot_latency (ns)": ("tpot_limit_ms", NS_PER_MS),
     "min_duration (ms)": ("min_duration_ms", 1.0),
     "min_query_count": ("min_query_count", 1.0),
     "performance_sample_count": ("performance_sample_count", 1.0),
@@ -426,8 +428,8 @@ _DETAIL_PRIMARY: Mapping[tuple[str, bool], tuple[tuple[str, ...], MetricRecord, 
         TOKENS_PER_S,
         1.0,
     ),
-    ("SingleStream", False): (("early_stopping_latency_ss",), P90_LATENCY_MS, _NS_PER_MS),
-    ("MultiStream", False): (("early_stopping_latency_ms",), P99_LATENCY_MS, _NS_PER_MS),
+    ("SingleStream", False): (("early_stopping_latency_ss",), P90_LATENCY_MS, NS_PER_MS),
+    ("MultiStream", False): (("early_stopping_latency_ms",), P99_LATENCY_MS, NS_PER_MS),
 }
 
 
@@ -499,14 +501,14 @@ _PCT = r"(\d+\.\d+)"
 _DETAIL_EXTRA_PATTERNS: tuple[tuple[re.Pattern[str], str, float], ...] = tuple(
     (re.compile(pattern), name, divisor)
     for pattern, name, divisor in (
-        (rf"result_{_PCT}_percentile_latency_ns", "latency_p{}_ms", _NS_PER_MS),
-        (r"result_(min|max|mean)_latency_ns", "latency_{}_ms", _NS_PER_MS),
-        (rf"result_{_PCT}_percentile_per_query_latency_ns", "query_latency_p{}_ms", _NS_PER_MS),
-        (r"result_(min|max|mean)_query_latency_ns", "query_latency_{}_ms", _NS_PER_MS),
-        (rf"result_first_token_{_PCT}_percentile_latency_ns", "ttft_p{}_ms", _NS_PER_MS),
-        (r"result_first_token_(min|max|mean)_latency_ns", "ttft_{}_ms", _NS_PER_MS),
-        (rf"result_time_per_output_token_{_PCT}_percentile_ns", "tpot_p{}_ms", _NS_PER_MS),
-        (r"result_time_to_output_token_(min|max|mean)", "tpot_{}_ms", _NS_PER_MS),
+        (rf"result_{_PCT}_percentile_latency_ns", "latency_p{}_ms", NS_PER_MS),
+        (r"result_(min|max|mean)_latency_ns", "latency_{}_ms", NS_PER_MS),
+        (rf"result_{_PCT}_percentile_per_query_latency_ns", "query_latency_p{}_ms", NS_PER_MS),
+        (r"result_(min|max|mean)_query_latency_ns", "query_latency_{}_ms", NS_PER_MS),
+        (rf"result_first_token_{_PCT}_percentile_latency_ns", "ttft_p{}_ms", NS_PER_MS),
+        (r"result_first_token_(min|max|mean)_latency_ns", "ttft_{}_ms", NS_PER_MS),
+        (rf"result_time_per_output_token_{_PCT}_percentile_ns", "tpot_p{}_ms", NS_PER_MS),
+        (r"result_time_to_output_token_(min|max|mean)", "tpot_{}_ms", NS_PER_MS),
     )
 )
 _DETAIL_EXTRA_KEYS: Mapping[str, tuple[str, float]] = {
@@ -519,15 +521,15 @@ _DETAIL_EXTRA_KEYS: Mapping[str, tuple[str, float]] = {
     "result_inferred_completed_tokens_per_second": ("inferred_tokens_per_s", 1.0),
     "result_qps_with_loadgen_overhead": ("queries_per_s_with_loadgen_overhead", 1.0),
     "result_qps_without_loadgen_overhead": ("queries_per_s_without_loadgen_overhead", 1.0),
-    "early_stopping_latency_ss": ("p90_latency_early_stopping_ms", _NS_PER_MS),
-    "early_stopping_latency_ms": ("p99_latency_early_stopping_ms", _NS_PER_MS),
+    "early_stopping_latency_ss": ("p90_latency_early_stopping_ms", NS_PER_MS),
+    "early_stopping_latency_ms": ("p99_latency_early_stopping_ms", NS_PER_MS),
     "result_query_count": ("query_count", 1.0),
     "result_overlatency_query_count": ("overlatency_query_count", 1.0),
     "effective_samples_per_query": ("samples_per_query", 1.0),
     "effective_target_qps": ("target_queries_per_s", 1.0),
-    "effective_target_latency_ns": ("target_latency_ms", _NS_PER_MS),
-    "requested_server_ttft_latency": ("ttft_limit_ms", _NS_PER_MS),
-    "requested_server_tpot_latency": ("tpot_limit_ms", _NS_PER_MS),
+    "effective_target_latency_ns": ("target_latency_ms", NS_PER_MS),
+    "requested_server_ttft_latency": ("ttft_limit_ms", NS_PER_MS),
+    "requested_server_tpot_latency": ("tpot_limit_ms", NS_PER_MS),
     "effective_min_duration_ms": ("min_duration_ms", 1.0),
     "effective_min_query_count": ("min_query_count", 1.0),
     "effective_performance_sample_count": ("performance_sample_count", 1.0),
@@ -616,29 +618,29 @@ _SUMMARY_PRIMARY: Mapping[tuple[str, bool], tuple[tuple[str, ...], MetricRecord,
     ("SingleStream", False): (
         ("Early stopping 90.0th percentile estimate",),
         P90_LATENCY_MS,
-        _NS_PER_MS,
+        NS_PER_MS,
     ),
     ("MultiStream", False): (
         ("Early stopping 99.0th percentile estimate",),
         P99_LATENCY_MS,
-        _NS_PER_MS,
+        NS_PER_MS,
     ),
 }
 _SUMMARY_EXTRA: Mapping[str, tuple[str, float]] = {
-    "Min latency (ns)": ("latency_min_ms", _NS_PER_MS),
-    "Max latency (ns)": ("latency_max_ms", _NS_PER_MS),
-    "Mean latency (ns)": ("latency_mean_ms", _NS_PER_MS),
-    "50.00 percentile latency (ns)": ("latency_p50_ms", _NS_PER_MS),
-    "90.00 percentile latency (ns)": ("latency_p90_ms", _NS_PER_MS),
-    "99.00 percentile latency (ns)": ("latency_p99_ms", _NS_PER_MS),
+    "Min latency (ns)": ("latency_min_ms", NS_PER_MS),
+    "Max latency (ns)": ("latency_max_ms", NS_PER_MS),
+    "Mean latency (ns)": ("latency_mean_ms", NS_PER_MS),
+    "50.00 percentile latency (ns)": ("latency_p50_ms", NS_PER_MS),
+    "90.00 percentile latency (ns)": ("latency_p90_ms", NS_PER_MS),
+    "99.00 percentile latency (ns)": ("latency_p99_ms", NS_PER_MS),
     "Samples per second": ("samples_per_s", 1.0),
     "Completed samples per second": ("queries_per_s", 1.0),
     "Tokens per second": ("tokens_per_s", 1.0),
     "Completed tokens per second": ("tokens_per_s", 1.0),
-    "50.00 percentile first token latency (ns)": ("ttft_p50_ms", _NS_PER_MS),
-    "99.00 percentile first token latency (ns)": ("ttft_p99_ms", _NS_PER_MS),
-    "50.00 percentile time to output token (ns)": ("tpot_p50_ms", _NS_PER_MS),
-    "99.00 percentile time to output token (ns)": ("tpot_p99_ms", _NS_PER_MS),
+    "50.00 percentile first token latency (ns)": ("ttft_p50_ms", NS_PER_MS),
+    "99.00 percentile first token latency (ns)": ("ttft_p99_ms", NS_PER_MS),
+    "50.00 percentile time to output token (ns)": ("tpot_p50_ms", NS_PER_MS),
+    "99.00 percentile time to output token (ns)": ("tpot_p99_ms", NS_PER_MS),
 }
 
 

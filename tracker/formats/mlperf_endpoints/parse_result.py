@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tracker.errors import ParseError
-from tracker.formats.loadgen.parse import TOKENS_PER_S
+from tracker.formats.loadgen.parse import NS_PER_MS, TOKENS_PER_S
 from tracker.formats.mlperf_inference.parse import LLM_SERVER_LIMITS_NS, metric_for, round_key
 from tracker.formats.parse_json import JsonObject, decode_json, get_number, is_number
 from tracker.formats.serving.parse import stat_name
@@ -53,7 +53,6 @@ RESULT_SUMMARY = "performance/result_summary.json"
 ACCURACY_NAME = "accuracy/accuracy_results.json"
 CONFIG_NAMES = ("config.yaml", "config.yml")
 
-_NS_PER_MS = 1e6
 _MIN_DURATION_NS = 600e9  # TEST_DURATION_MS
 _AGREEMENT = 1e-4
 _LEGACY = "legacy_loadgen_window_duration_ns"
@@ -197,7 +196,7 @@ def _latency(doc: JsonObject, scenario: str, path: str) -> tuple[float, str]:
         for key in (percentile, percentile.removesuffix(".0")):
             found = values.get(key) if isinstance(values, Mapping) else None
             if is_number(found) and found >= 0:
-                metric_ms = float(found) / _NS_PER_MS
+                metric_ms = float(found) / NS_PER_MS
                 return metric_ms, f"latency.{group}.{key}"
     raise ParseError(path, f"no 'latency' p{percentile.removesuffix('.0')} for a {scenario} run")
 
@@ -215,11 +214,11 @@ def _blocks(doc: JsonObject, path: str) -> dict[str, ExtraValue]:
             values = block.get(group)
             for stat, number in values.items() if isinstance(values, Mapping) else ():
                 if is_number(number):
-                    extra[f"{quantity}_{infix}{stat_name(str(stat))}_ms"] = number / _NS_PER_MS
+                    extra[f"{quantity}_{infix}{stat_name(str(stat))}_ms"] = number / NS_PER_MS
         for stat in ("min", "max", "median", "avg", "std_dev"):
             number = get_number(block, stat, path=path, field=f"{key}.{stat}", required=False)
             if number is not None:
-                extra.setdefault(f"{quantity}_{stat_name(stat)}_ms", number / _NS_PER_MS)
+                extra.setdefault(f"{quantity}_{stat_name(stat)}_ms", number / NS_PER_MS)
     lengths = doc.get("output_sequence_lengths")
     if isinstance(lengths, Mapping) and is_number(lengths.get("avg")):
         extra["osl_measured"] = float(lengths["avg"])
@@ -282,9 +281,9 @@ def _reasons(
             measured = extra.get(
                 f"{quantity}_early_stopping_p99_ms", extra.get(f"{quantity}_p99_ms")
             )
-            if isinstance(measured, float) and measured >= limit / _NS_PER_MS:
+            if isinstance(measured, float) and measured >= limit / NS_PER_MS:
                 reasons.append(
-                    f"{quantity.upper()} p99 {measured:.1f} ms ≥ {limit / _NS_PER_MS:.0f} ms"
+                    f"{quantity.upper()} p99 {measured:.1f} ms ≥ {limit / NS_PER_MS:.0f} ms"
                 )
     return reasons
 

@@ -65,6 +65,7 @@ from pathlib import PurePosixPath
 
 from tracker.errors import ParseError
 from tracker.formats.loadgen.parse import (
+    NS_PER_MS,
     P90_LATENCY_MS,
     P99_LATENCY_MS,
     QUERIES_PER_S,
@@ -97,7 +98,6 @@ P90_PLAIN_LATENCY_MS = MetricRecord("p90_latency_ms", "ms", False)
 P90_LATENCY_S = MetricRecord("p90_latency_early_stopping_s", "s", False)
 TASKS_PER_S = MetricRecord("tasks_per_s", "tasks/s", True)  # e2e-rag-qna (v6.1)
 
-_NS_PER_MS = 1e6
 _MS_PER_S = 1000.0
 _MIN_DURATION_MS = 600_000
 _SCENARIOS = {
@@ -294,7 +294,7 @@ def primary_metric(
         value = _value(log, key, loadgen, path)
         metric = _KEY_METRICS[key]
         if loadgen in ("SingleStream", "MultiStream"):
-            value /= _NS_PER_MS
+            value /= NS_PER_MS
             if model in _SECONDS_MODELS and metric is P90_LATENCY_MS:
                 value, metric = value / _MS_PER_S, P90_LATENCY_S
     entry = log.get(key)
@@ -372,18 +372,18 @@ def _inferred(
         return _value(log, key, loadgen, path), SAMPLES_PER_S, key
     if (loadgen, scenario) == ("MultiStream", "Offline"):
         key = "result_mean_query_latency_ns"
-        latency_ms = _value(log, key, loadgen, path) / _NS_PER_MS
+        latency_ms = _value(log, key, loadgen, path) / NS_PER_MS
         per_query = _value(log, "effective_samples_per_query", loadgen, path)
         if latency_ms <= 0:
             raise ParseError(path, f"'{key}' is not positive; cannot infer Offline samples/s")
         return per_query * _MS_PER_S / latency_ms, SAMPLES_PER_S, key
     if (loadgen, scenario) == ("SingleStream", "MultiStream"):
         key = "early_stopping_latency_ms"
-        return _value(log, key, loadgen, path) * 8 / _NS_PER_MS, P99_LATENCY_MS, key
+        return _value(log, key, loadgen, path) * 8 / NS_PER_MS, P99_LATENCY_MS, key
     key = _DEFAULT_KEYS[loadgen]
     metric = _KEY_METRICS[key]
     value = _value(log, key, loadgen, path)
-    return (value / _NS_PER_MS if metric.unit == "ms" else value), metric, key
+    return (value / NS_PER_MS if metric.unit == "ms" else value), metric, key
 
 
 def _inference_reasons(loadgen: str, scenario: str, system_type: str) -> list[str]:

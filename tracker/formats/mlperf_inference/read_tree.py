@@ -64,6 +64,7 @@ from tracker.formats.mlperf_inference.parse_table import (
 )
 from tracker.formats.reader import ProgressCallback, read_in_order
 from tracker.records.results import (
+    INFERENCE_SOFTWARE,
     ArtifactRecord,
     ExtraValue,
     MetricRecord,
@@ -330,7 +331,7 @@ def _test(tree: SourceTree, path: str, name: str) -> ComplianceTest:
     )
 
 
-SOFTWARE = "mlperf-inference"
+SOFTWARE = INFERENCE_SOFTWARE
 _ROUND = re.compile(r"(?:^|[^0-9A-Za-z])v(\d+\.\d+)(?=$|[^0-9])")
 
 

@@ -48,6 +48,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from tracker.analyze.groupings import SAME_SYSTEM
 from tracker.records.results import AnalysisSample
 from tracker.report.common import Page, SystemNames, benchmark_href, slug
 from tracker.report.inputs import PowerResult, ReportInput
@@ -309,9 +310,6 @@ MAX_COLUMNS = 9
 """Benchmark and scenario columns of one matrix table at most (more are cut into further
 tables of about equal width)."""
 
-_SAME_SYSTEM = "same system, nothing but the software"
-""":data:`tracker.analyze.platforms.SAME_SYSTEM` (the report may not import that module)."""
-
 
 @dataclass(frozen=True, slots=True)
 class MatrixColumn:
@@ -521,7 +519,7 @@ def _moves(
     for g in gains:
         if g.new_round != round_label:
             continue
-        if g.kind != _SAME_SYSTEM:
+        if g.kind != SAME_SYSTEM:
             changed += 1
             continue
         name = names.of(g.new_system_key or g.new_system, g.new_system)

@@ -36,7 +36,8 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from tracker.records.results import SeriesPoint
+from tracker.analyze.groupings import PER_ACCELERATOR
+from tracker.records.results import INFERENCE_SOFTWARE, SeriesPoint
 from tracker.report.charts import (
     Chart,
     Spec,
@@ -73,7 +74,6 @@ __all__ = [
     "BenchmarkPage",
     "MAX_FINDINGS",
     "Marks",
-    "PER_ACCELERATOR",
     "SeriesContext",
     "SystemPage",
     "accelerator_count",
@@ -83,11 +83,6 @@ __all__ = [
     "series_context",
     "series_marks",
 ]
-
-
-PER_ACCELERATOR = "_per_accelerator"
-MLPERF_INFERENCE = "mlperf-inference"
-"""The software of MLPerf Inference rounds, whose results may carry their power."""
 
 
 def accelerator_count(system: SystemInfo | None) -> int | None:
@@ -569,7 +564,14 @@ def series_context(
         described={s.key or s.name: s for s in data.systems},
         generated_at=generated_at,
         power={
-            (MLPERF_INFERENCE, p.round, p.system_key, p.benchmark, p.scenario, p.metric): p.power_w
+            (
+                INFERENCE_SOFTWARE,
+                p.round,
+                p.system_key,
+                p.benchmark,
+                p.scenario,
+                p.metric,
+            ): p.power_w
             for p in data.power
         },
     )
