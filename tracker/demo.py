@@ -62,7 +62,7 @@ from tracker.formats.reader import ProgressCallback
 from tracker.gate.decision import GateResult, run_gate
 from tracker.gate.policy import GatePolicy
 from tracker.ingest.run import SourceOutcome, ingest_source, read_job
-from tracker.paths import jobs_dir
+from tracker.paths import jobs_dir, lstat_mode
 from tracker.report.publish import publish_report
 from tracker.report.render import check_output_folder
 from tracker.store.facade import Store
@@ -593,16 +593,9 @@ def run_demo(
     )
 
 
-def _mode(path: Path) -> int | None:
-    try:
-        return os.lstat(path).st_mode
-    except FileNotFoundError:
-        return None
-
-
 def _is_demo_data(data_dir: Path) -> bool:
     """Whether ``data_dir`` is a real folder (not a link) holding the demo's marker file."""
-    folder, marker = _mode(data_dir), _mode(data_dir / DEMO_MARKER)
+    folder, marker = lstat_mode(data_dir), lstat_mode(data_dir / DEMO_MARKER)
     return (
         folder is not None and stat.S_ISDIR(folder) and marker is not None and stat.S_ISREG(marker)
     )
@@ -617,7 +610,7 @@ def _not_ours(path: Path, data_dir: Path) -> ConfigError:
 
 def _claim(data_dir: Path) -> None:
     """Make ``data_dir`` the demo's (a new folder, marked); refuse a folder of the user's."""
-    if _mode(data_dir) is not None:
+    if lstat_mode(data_dir) is not None:
         if not _is_demo_data(data_dir):
             raise _not_ours(data_dir, data_dir)
         return
@@ -640,9 +633,9 @@ def prepare_demo_folder(out_dir: Path, *, fresh_database: bool, force: bool = Fa
     check_output_folder(out_dir / "site", force=force)
     data_dir = out_dir / "data"
     ours = _is_demo_data(data_dir)
-    if _mode(data_dir) is not None and not ours:
+    if lstat_mode(data_dir) is not None and not ours:
         raise _not_ours(data_dir, data_dir)
-    databases = [out_dir / n for n in DEMO_DATABASE if _mode(out_dir / n) is not None]
+    databases = [out_dir / n for n in DEMO_DATABASE if lstat_mode(out_dir / n) is not None]
     if fresh_database and databases and not ours:
         raise _not_ours(databases[0], data_dir)
     if ours:

@@ -19,6 +19,7 @@ __all__ = [
     "DEFAULT_CACHE_DIR",
     "READ_FLAGS",
     "file_kind",
+    "lstat_mode",
     "jobs_dir",
     "migrations_dir",
     "templates_dir",
@@ -74,3 +75,11 @@ def file_kind(mode: int) -> str | None:
     ('a FIFO', None)
     """
     return next((name for test, name in _KINDS if test(mode)), None)
+
+
+def lstat_mode(path: Path) -> int | None:
+    """``path``'s ``st_mode`` without following a link; ``None`` when nothing is there."""
+    try:
+        return os.lstat(path).st_mode
+    except FileNotFoundError:
+        return None

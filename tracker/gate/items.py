@@ -95,7 +95,7 @@ from tracker.gate.policy import Acknowledgement, Expectation, GatePolicy
 from tracker.records.findings import SeriesInfo
 from tracker.records.keys import SeriesKey, VersionPair, system_label
 from tracker.records.results import AnalysisSample
-from tracker.stats.compare import Comparison, Verdict
+from tracker.stats.compare import Comparison, Verdict, sensitivity_words
 from tracker.stats.scaling import (
     ScalingFinding,
     ScalingGroup,
@@ -223,11 +223,7 @@ class GateItem(SeriesKey):
     @property
     def sensitivity(self) -> str:
         """``could detect ≥ 4.1%, under-powered`` (empty without a test)."""
-        pct = self.detectable_pct
-        if pct is None:
-            return ""
-        text = "could detect no change" if math.isinf(pct) else f"could detect ≥ {pct:.1f}%"
-        return text + (", under-powered" if self.under_powered else "")
+        return sensitivity_words(self.detectable_pct, self.under_powered)
 
 
 def item_state(verdict: Verdict, kind: str, policy: GatePolicy, ack: Acknowledgement | None) -> str:

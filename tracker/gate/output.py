@@ -43,7 +43,6 @@ and ``,`` in properties), so a label never ends a command early.
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -65,6 +64,7 @@ from tracker.gate.items import (
     ExpectationCheck,
 )
 from tracker.gate.policy import policy_warnings
+from tracker.records.results import finite_value
 from tracker.report.urls import benchmark_href, compare_href
 from tracker.text_safety import is_safe_link, json_text, markdown_text, xml_text
 
@@ -375,14 +375,9 @@ def _item_json(result: GateResult, item: GateItem, report: str | None) -> dict[s
         ack["expires"] = None if item.acknowledgement.expires is None else str(ack["expires"])
         doc["acknowledgement"] = ack
     doc["link"] = item_link(result, item, report)
-    doc["detectable_pct"] = _finite(item.detectable_pct)
+    doc["detectable_pct"] = finite_value(item.detectable_pct)
     doc["sensitivity"] = item.sensitivity
     return doc
-
-
-def _finite(value: float | None) -> float | None:
-    """JSON has no infinity: ``None`` for it (the sensitivity's text says "no change")."""
-    return value if value is not None and math.isfinite(value) else None
 
 
 def _issue_json(result: GateResult, issue: GateIssue, report: str | None) -> dict[str, Any]:
@@ -427,7 +422,7 @@ def gate_json(result: GateResult, *, report: str | None = None) -> str:
                 {
                     "key": s.key,
                     "verdict": s.verdict,
-                    "detectable_pct": _finite(s.detectable_pct),
+                    "detectable_pct": finite_value(s.detectable_pct),
                     "under_powered": s.under_powered,
                 }
                 for s in result.sensitivity

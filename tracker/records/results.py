@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -50,12 +51,19 @@ __all__ = [
     "TRAINING_SOFTWARE",
     "VersionInfo",
     "checked_label",
+    "finite_value",
     "numeric_value",
 ]
 
 
 ExtraValue = float | int | str | bool
 """A secondary metric or attribute kept beside a result (JSON scalar)."""
+
+
+def finite_value(value: float | None) -> float | None:
+    """``value`` when it is a finite number; ``None`` for ``None``, infinity and NaN (JSON
+    and the report's tables have neither)."""
+    return value if value is not None and math.isfinite(value) else None
 
 
 def numeric_value(value: object) -> float | None:

@@ -22,12 +22,15 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from tracker.records.findings import FindingRecord, SeriesInfo, StoredFinding
 from tracker.records.results import numeric_value
 from tracker.report.filters import format_point, format_scaling, format_workload
 from tracker.report.urls import benchmark_href, compare_href, page_href, slug, system_href
+
+if TYPE_CHECKING:
+    from tracker.report.inputs import ReportInput
 
 __all__ = [
     "FindingRow",
@@ -47,6 +50,8 @@ __all__ = [
     "paginate",
     "slug",
     "system_href",
+    "system_names",
+    "text_of",
 ]
 
 
@@ -108,6 +113,13 @@ class SystemNames:
             found = SystemName(key, name, submitter, label, system_href(key))
             self._known[key] = found
         return found
+
+
+def system_names(data: ReportInput) -> SystemNames:
+    """The systems' labels: from ``data.systems``, else from the points in memory."""
+    if data.systems:
+        return SystemNames((s.key or s.name, s.name) for s in data.systems)
+    return SystemNames((p.system_key or p.system, p.system) for p in data.points)
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,7 +195,8 @@ class FindingRow:
     otherwise."""
 
 
-def _text(value: Any) -> str:
+def text_of(value: Any) -> str:
+    """``value`` when it is a string, else empty (evidence read back from JSON)."""
     return value if isinstance(value, str) else ""
 
 
@@ -208,7 +221,9 @@ def _summary(kind: str, ev: Mapping[str, Any], floor: float | None) -> str:
 
 def _group(key: Mapping[str, Any]) -> str:
     """Who a scaling group is (its submitter and accelerator): it has no one system."""
-    return " ".join(t for t in (_text(key.get("submitter")), _text(key.get("accelerator"))) if t)
+    return " ".join(
+        t for t in (text_of(key.get("submitter")), text_of(key.get("accelerator"))) if t
+    )
 
 
 def finding_row(
@@ -224,22 +239,22 @@ def finding_row(
     ev: Mapping[str, Any] = finding.evidence
     key = ev.get("key") if isinstance(ev.get("key"), Mapping) else {}
     assert isinstance(key, Mapping)
-    benchmark = _text(ev.get("benchmark")) or _text(key.get("benchmark"))
-    scenario = _text(ev.get("scenario")) or _text(key.get("scenario"))
+    benchmark = text_of(ev.get("benchmark")) or text_of(key.get("benchmark"))
+    scenario = text_of(ev.get("scenario")) or text_of(key.get("scenario"))
     note = (finding.status_note or "") if isinstance(finding, StoredFinding) else ""
-    system = _text(ev.get("system"))
+    system = text_of(ev.get("system"))
     label = (names or SystemNames(())).of(system).label if system else _group(key)
-    metric = _text(ev.get("metric")) or _text(key.get("metric"))
+    metric = text_of(ev.get("metric")) or text_of(key.get("metric"))
     return FindingRow(
         id=finding.id if isinstance(finding, StoredFinding) else None,
         status=finding.status if isinstance(finding, StoredFinding) else "not stored",
         kind=finding.kind,
-        software=_text(ev.get("software")),
+        software=text_of(ev.get("software")),
         system=label,
         benchmark=benchmark,
         scenario=scenario,
         metric=metric,
-        workload=format_workload(finding.series_key) or _text(ev.get("workload")).split("/")[0],
+        workload=format_workload(finding.series_key) or text_of(ev.get("workload")).split("/")[0],
         point=format_point(finding.series_key, metric),
         summary=_summary(finding.kind, ev, floor),
         system_key=system,
@@ -252,10 +267,10 @@ def finding_row(
         ci_pct=_ci(ev.get("ci_pct")),
         p_value=numeric_value(ev.get("p_value")),
         q_value=numeric_value(ev.get("q_value")),
-        note=note or _text(ev.get("note")),
+        note=note or text_of(ev.get("note")),
         evidence=ev,
         href=benchmark_href(benchmark, scenario) if benchmark else "findings.html",
-        besides=_text(ev.get("besides_software")),
+        besides=text_of(ev.get("besides_software")),
     )
 
 

@@ -29,7 +29,7 @@ from typing import Any, TypeVar
 
 from tracker.analyze.groupings import Cause, cause_of, group_by, point_order, where
 from tracker.records.findings import SeriesInfo
-from tracker.report.common import PAGE_ROWS, FindingRow
+from tracker.report.common import PAGE_ROWS, FindingRow, text_of
 from tracker.report.urls import page_href
 
 __all__ = [
@@ -77,10 +77,6 @@ class VerdictIssue:
     members: int
 
 
-def _text(value: object) -> str:
-    return value if isinstance(value, str) else ""
-
-
 def finding_cause(row: FindingRow) -> Cause | None:
     """The cause of a finding from the labels of its evidence (``None``: it has none,
     such as a scaling finding, which is an issue of its own)."""
@@ -89,7 +85,7 @@ def finding_cause(row: FindingRow) -> Cause | None:
     labels = [ev.get(k) for k in names]
     if not all(isinstance(v, str) for v in labels):
         return None
-    return cause_of(*(_text(v) for v in labels))
+    return cause_of(*(text_of(v) for v in labels))
 
 
 def cause_points(infos: Iterable[SeriesInfo]) -> dict[tuple[str, ...], list[str]]:

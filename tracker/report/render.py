@@ -71,7 +71,7 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from tracker.errors import ConfigError, TrackerError
-from tracker.paths import templates_dir
+from tracker.paths import lstat_mode, templates_dir
 from tracker.report.filters import FILTERS
 
 __all__ = [
@@ -161,7 +161,7 @@ def check_output_folder(out_dir: Path, *, force: bool = False) -> None:
     """Refuse ``out_dir`` unless it is missing, an empty folder, a folder with the tracker's
     marker, or ``force`` takes it over (a :class:`RenderError` naming it)."""
     out = _checked_out(out_dir)
-    if force or _mode(out) is None or listed_files(out) is not None:
+    if force or lstat_mode(out) is None or listed_files(out) is not None:
         return
     with os.scandir(out) as entries:
         if next(entries, None) is None:
@@ -298,17 +298,10 @@ def _exists(path: Path) -> bool:
     return True
 
 
-def _mode(path: Path) -> int | None:
-    try:
-        return os.lstat(path).st_mode
-    except FileNotFoundError:
-        return None
-
-
 def _regular_text(path: Path) -> str | None:
     """The UTF-8 text of ``path``; ``None`` unless it is a regular file (not a link) that
     reads as UTF-8."""
-    mode = _mode(path)
+    mode = lstat_mode(path)
     if mode is None or not stat.S_ISREG(mode):
         return None
     try:
@@ -326,13 +319,13 @@ def _check_places(out: Path, files: Iterable[str]) -> None:
             if folder in seen:
                 continue
             seen.add(folder)
-            mode = _mode(out / folder)
+            mode = lstat_mode(out / folder)
             if mode is not None and not stat.S_ISDIR(mode):
                 raise RenderError(
                     f"{out / folder} is not a folder where the report puts one: move it "
                     f"away; {out} was left as it was"
                 )
-        mode = _mode(out / path)
+        mode = lstat_mode(out / path)
         if mode is not None and stat.S_ISDIR(mode):
             raise RenderError(
                 f"{out / path} is a folder where the report writes a file: move it away; "
@@ -368,11 +361,11 @@ def _is_ours(out: Path, relative: str, hashes: set[str]) -> bool:
         return False
     path = PurePosixPath(relative)
     for folder in list(reversed(path.parents))[1:]:
-        mode = _mode(out / folder)
+        mode = lstat_mode(out / folder)
         if mode is None or not stat.S_ISDIR(mode):
             return False
     target = out / relative
-    mode = _mode(target)
+    mode = lstat_mode(target)
     if mode is None or not stat.S_ISREG(mode):
         return False
     try:
@@ -386,7 +379,7 @@ def _make_folders(out: Path, parts: Iterable[str]) -> None:
     folder = out
     for part in parts:
         folder = folder / part
-        mode = _mode(folder)
+        mode = lstat_mode(folder)
         if mode is not None and stat.S_ISDIR(mode):
             continue
         folder.mkdir()

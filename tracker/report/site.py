@@ -27,7 +27,13 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tracker.report.common import FindingRow, SystemNames, benchmark_href, finding_rows
+from tracker.report.common import (
+    FindingRow,
+    SystemNames,
+    benchmark_href,
+    finding_rows,
+    system_names,
+)
 from tracker.report.context import PageCounts, SeriesTable
 from tracker.report.files import (
     COMPARISONS_HEADER,
@@ -66,7 +72,7 @@ from tracker.report.pages.serving import build_serving_page
 from tracker.report.pages.training import build_training_pages, training_lines
 from tracker.report.render import NAV, PageWriter, staged_site
 
-__all__ = ["render_site", "site_nav", "system_names"]
+__all__ = ["render_site", "site_nav"]
 
 
 @dataclass(slots=True)
@@ -92,13 +98,6 @@ class _Totals:
 
     def counts(self) -> PageCounts:
         return PageCounts(len(self.software), self.series, self.samples, self.invalid)
-
-
-def system_names(data: ReportInput) -> SystemNames:
-    """The systems' labels: from ``data.systems``, else from the points in memory."""
-    if data.systems:
-        return SystemNames((s.key or s.name, s.name) for s in data.systems)
-    return SystemNames((p.system_key or p.system, p.system) for p in data.points)
 
 
 def site_nav(data: ReportInput) -> tuple[tuple[str, str], ...]:

@@ -187,6 +187,7 @@ __all__ = [
     "detectable_changes",
     "directional_q_values",
     "judge",
+    "sensitivity_words",
     "suspect_advice",
     "verdict_of",
 ]
@@ -194,6 +195,16 @@ __all__ = [
 
 FAMILIES = 2
 """The run's level is split evenly between the regression and improvement families."""
+
+
+def sensitivity_words(detectable_pct: float | None, under_powered: bool) -> str:
+    """``could detect ≥ 4.1%``, ``could detect no change`` (empty when untested), with
+    ``, under-powered`` where that lies past the floor."""
+    if detectable_pct is None:
+        return ""
+    pct = detectable_pct
+    text = "could detect no change" if math.isinf(pct) else f"could detect ≥ {pct:.1f}%"
+    return text + (", under-powered" if under_powered else "")
 
 
 class Verdict(StrEnum):
@@ -344,13 +355,8 @@ class Comparison:
         return g is not None and g > self.evidence.floor + 1e-12
 
     def sensitivity_text(self) -> str:
-        """``could detect ≥ 4.1%``, ``could detect no change`` (empty when untested), with
-        ``, under-powered`` where that lies past the floor."""
-        pct = self.detectable_pct
-        if pct is None:
-            return ""
-        text = "could detect no change" if math.isinf(pct) else f"could detect ≥ {pct:.1f}%"
-        return text + (", under-powered" if self.under_powered else "")
+        """:func:`sensitivity_words` of this comparison."""
+        return sensitivity_words(self.detectable_pct, self.under_powered)
 
 
 @dataclass(frozen=True, slots=True)

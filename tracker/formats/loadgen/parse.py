@@ -58,6 +58,7 @@ from tracker.formats.parse_json import check_nesting
 from tracker.records.results import ExtraValue, MetricRecord, ParsedResult
 
 __all__ = [
+    "decode_text",
     "NS_PER_MS",
     "DETAIL_LOG_NAME",
     "Entry",
@@ -351,7 +352,7 @@ def parse_summary_log(data: bytes, *, path: str) -> dict[str, Entry]:
     Bullet lines such as `` * Early stopping 90.0th percentile estimate: 3515``
     are read too, under their label without the bullet.
     """
-    text = _decode_text(data, path=path)
+    text = decode_text(data, path=path)
     fields: dict[str, Entry] = {}
     for number, line in enumerate(text.splitlines(), start=1):
         label, sep, value = line.strip().lstrip("* ").partition(":")
@@ -363,7 +364,8 @@ def parse_summary_log(data: bytes, *, path: str) -> dict[str, Entry]:
     return fields
 
 
-def _decode_text(data: bytes, *, path: str) -> str:
+def decode_text(data: bytes, *, path: str) -> str:
+    """``data`` as UTF-8 text; a :class:`ParseError` naming ``path`` and the byte otherwise."""
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as error:

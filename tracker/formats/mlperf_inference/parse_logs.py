@@ -39,7 +39,7 @@ from datetime import datetime
 from functools import lru_cache
 
 from tracker.errors import ParseError
-from tracker.formats.loadgen.parse import Entry, parse_summary_log
+from tracker.formats.loadgen.parse import Entry, decode_text, parse_summary_log
 
 __all__ = [
     "compliance_outcome",
@@ -304,18 +304,11 @@ _SDXL_DELTA_PERCENT = {"CLIP_SCORE": 1.0, "FID_SCORE": 2.0}
 _TIME_FORMAT = "%m-%d-%Y %H:%M:%S.%f"
 
 
-def _text(data: bytes, path: str) -> str:
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise ParseError(path, f"not UTF-8 text (byte {error.start})") from None
-
-
 def parse_accuracy(data: bytes, *, path: str, model: str) -> dict[str, float]:
     """The accuracy metrics of an ``accuracy.txt`` (``{"accuracy_rouge1": 44.45, ...}``)."""
     keys = _MODEL_KEYS.get(model, tuple(_PATTERNS))
     found: dict[str, float] = {}
-    for line in _text(data, path).splitlines():
+    for line in decode_text(data, path=path).splitlines():
         for key in keys:
             if _MARKERS[key] not in line:
                 continue
@@ -332,7 +325,7 @@ def parse_accuracy(data: bytes, *, path: str, model: str) -> dict[str, float]:
 
 def parse_verify(data: bytes, *, path: str) -> bool | None:
     """A compliance ``verify_*.txt``: passed, failed, or ``None`` when it says neither."""
-    text = _text(data, path)
+    text = decode_text(data, path=path)
     if "TEST FAIL" in text:
         return False
     checks = re.findall(r"check pass:\s*(\w+)", text)

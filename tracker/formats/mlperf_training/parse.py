@@ -43,6 +43,7 @@ from tracker.formats.mlperf_training.parse_checks import (
     LogLine,
     RunState,
     Seed,
+    is_numeric,
     iter_mllog,
     rcp_step_unit,
     seed_of,
@@ -192,7 +193,7 @@ class _RunTimes:
                 status = entry.metadata.get("status")
                 self.status = None if status is None else str(status)
             self.rcp.stopped(entry)
-        elif key == "global_batch_size" and _is_number(entry.value):
+        elif key == "global_batch_size" and is_numeric(entry.value):
             self.batch_size = float(entry.value)
         elif key in ("eval_accuracy", "eval_error"):
             self.rcp.evaluated(entry)
@@ -224,8 +225,8 @@ class _RcpSteps:
             metric = entry.metadata.get("metric")
             key = step if step is not None else _MISSING
             self.evaluations.setdefault(key, {})[str(metric)] = entry.value
-        elif _is_number(step):
-            number = float(step)  # type: ignore[arg-type]  # a number, checked
+        elif is_numeric(step):
+            number = float(step)
             self.step = round(number, 3) if self.unit == "epoch_num" else number
         else:
             self.step = math.nan
@@ -250,13 +251,13 @@ def _first_passing_step(evaluations: Mapping[Any, Mapping[str, Any]]) -> float:
     passing: list[float] = []
     for step, metrics in evaluations.items():
         fid, clip = metrics.get("FID"), metrics.get("CLIP")
-        if step is _MISSING or not _is_number(fid):
+        if step is _MISSING or not is_numeric(fid):
             return math.nan  # the package fails on this log (a KeyError there)
-        if fid > SD_FID_MAX:  # type: ignore[operator]  # a number, checked
+        if fid > SD_FID_MAX:
             continue
-        if not _is_number(clip) or not _is_number(step):
+        if not is_numeric(clip) or not is_numeric(step):
             return math.nan
-        if clip >= SD_CLIP_MIN:  # type: ignore[operator]  # a number, checked
+        if clip >= SD_CLIP_MIN:
             passing.append(float(step))
     return min(passing) if passing else math.nan
 
@@ -454,10 +455,6 @@ _POWER_KEYS = frozenset(
 
 
 def _number_of(entry: LogLine, path: str) -> float:
-    if not _is_number(entry.value):
+    if not is_numeric(entry.value):
         raise ParseError(path, f"{entry.key} is {entry.value!r}, not a number", line=entry.line)
     return float(entry.value)
-
-
-def _is_number(value: object) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)

@@ -93,11 +93,12 @@ import math
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeGuard
 
 from tracker.errors import ParseError
 
 __all__ = [
+    "is_numeric",
     "BENCHMARK_RULES",
     "MLLOG_TOKEN",
     "NOT_CHECKED",
@@ -690,7 +691,7 @@ class RunState:
         epochs, samples = metadata.get("epoch_count"), metadata.get("samples_count")
         if epochs is not None and ("first_epoch_num" not in metadata or not _above(epochs, 0)):
             self._fail(entry, "'block_start' needs first_epoch_num and an epoch_count > 0")
-        if samples is not None and not (_number(samples) and samples >= 0):
+        if samples is not None and not (is_numeric(samples) and samples >= 0):
             self._fail(entry, f"'block_start' has a samples_count of {samples!r}")
 
     def _block_stop(self, entry: LogLine) -> None:
@@ -699,7 +700,7 @@ class RunState:
 
     def _gradient_steps(self, entry: LogLine) -> None:
         value = entry.value
-        if not _number(value) or not value > 0:
+        if not is_numeric(value) or not value > 0:
             self._fail(entry, f"gradient_accumulation_steps is {value!r}, not > 0")
 
     def _eval_accuracy(self, entry: LogLine) -> None:
@@ -713,7 +714,7 @@ class RunState:
         metric = entry.metadata.get("metric")
         if bench is not None and bench.paired_metrics and metric is not None:
             self.paired.setdefault(entry.metadata.get("samples_count"), {})[str(metric)] = value
-        if not _number(value) or bench is None or bench.paired_metrics:
+        if not is_numeric(value) or bench is None or bench.paired_metrics:
             return
         self.best_accuracy = _better(self.best_accuracy, float(value), bench)
         if all(target.reached(float(value)) for target in bench.targets):
@@ -742,7 +743,7 @@ def _pair_reaches(metrics: Mapping[str, Any], targets: Sequence[QualityTarget]) 
     """Whether one stable diffusion evaluation reaches every target (FID and CLIP)."""
     for target in targets:
         value: Any = metrics.get(target.metric or "")
-        if not _number(value) or not target.reached(float(value)):
+        if not is_numeric(value) or not target.reached(float(value)):
             return False
     return True
 
@@ -751,12 +752,13 @@ def _has_step(metadata: Mapping[str, Any]) -> bool:
     return "epoch_num" in metadata or "samples_count" in metadata
 
 
-def _number(value: object) -> bool:
+def is_numeric(value: object) -> TypeGuard[int | float]:
+    """Whether ``value`` is a number (a bool is not, though Python counts it one)."""
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 def _above(value: object, floor: float) -> bool:
-    return _number(value) and value > floor  # type: ignore[operator]  # a number, checked
+    return is_numeric(value) and value > floor
 
 
 def _better(best: float | None, value: float, bench: BenchmarkRules) -> float:

@@ -20,12 +20,12 @@ regressed issues by name.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from tracker.analyze.groupings import NOTHING_BUT_SOFTWARE, ConfigurationChange
 from tracker.records.findings import SeriesInfo
+from tracker.records.results import finite_value
 from tracker.report.common import (
     PAGE_ROWS,
     FindingRow,
@@ -197,10 +197,6 @@ class ComparePage(Page):
     """The page's series, worst first (over the pages: all but no change)."""
 
 
-def _finite(value: float | None) -> float | None:
-    return value if value is not None and math.isfinite(value) else None
-
-
 def _row(
     c: Comparison,
     info: SeriesInfo | None,
@@ -220,12 +216,12 @@ def _row(
         metric=info.metric,
         unit=info.unit,
         higher_is_better=ev.higher_is_better,
-        baseline_value=_finite(ev.baseline_level),
-        candidate_value=_finite(ev.candidate_level),
-        delta_pct=_finite(ev.delta_pct),
+        baseline_value=finite_value(ev.baseline_level),
+        candidate_value=finite_value(ev.candidate_level),
+        delta_pct=finite_value(ev.delta_pct),
         ci_pct=ev.ci_pct,
-        p_value=_finite(ev.p_value),
-        q_value=_finite(c.q_value),
+        p_value=finite_value(ev.p_value),
+        q_value=finite_value(c.q_value),
         method=ev.method.value,
         n_baseline=ev.n_baseline,
         n_candidate=ev.n_candidate,
@@ -257,9 +253,9 @@ def _changed_row(
         metric=info.metric,
         unit=info.unit,
         higher_is_better=info.higher_is_better,
-        baseline_value=None if gain is None else _finite(gain.baseline_level),
-        candidate_value=None if gain is None else _finite(gain.candidate_level),
-        delta_pct=_finite(change.delta_pct),
+        baseline_value=None if gain is None else finite_value(gain.baseline_level),
+        candidate_value=None if gain is None else finite_value(gain.candidate_level),
+        delta_pct=finite_value(change.delta_pct),
         ci_pct=None,
         p_value=None,
         q_value=None,

@@ -30,6 +30,7 @@ from dataclasses import dataclass, replace
 
 from tracker.analyze.groupings import cause_of, group_by, where
 from tracker.records.findings import SeriesInfo
+from tracker.records.results import finite_value
 from tracker.report.charts import Chart, gain_bar_chart
 from tracker.report.common import (
     FindingRow,
@@ -38,6 +39,7 @@ from tracker.report.common import (
     SystemNames,
     benchmark_href,
     finding_rank,
+    system_names,
 )
 from tracker.report.context import PageCounts
 from tracker.report.filters import format_count, format_gain
@@ -242,10 +244,6 @@ class OverviewPage(Page):
     """Whether any results form a scaling group (else the scaling page is not linked)."""
 
 
-def _finite(value: float | None) -> float | None:
-    return value if value is not None and math.isfinite(value) else None
-
-
 def _software(data: ReportInput, pairs: Sequence[PairSummary]) -> tuple[SoftwareSummary, ...]:
     versions: dict[str, list[str]] = defaultdict(list)
     for info in data.versions:
@@ -287,7 +285,7 @@ def pair_gains(pair: PairRun, infos: Mapping[str, SeriesInfo], names: SystemName
     """The direction-aware software gain of every series of ``pair`` that has one."""
     out = []
     for c in pair.run.comparisons:
-        g = _finite(c.evidence.g)
+        g = finite_value(c.evidence.g)
         info = infos.get(c.key)
         if g is None or info is None:
             continue
@@ -326,7 +324,7 @@ def series_gains(
     out = []
     for g in gains:
         info = infos.get(g.key)
-        gain = _finite(g.gain)
+        gain = finite_value(g.gain)
         if info is None or gain is None or gain <= 0:
             continue
         out.append(_gain_row(info.software, g.key, info, names, (g.baseline, g.candidate), gain))
@@ -485,19 +483,13 @@ def _ranked_gains(
     """The gains (analyze's, else those of the newest pairs) largest first: per series, and
     per issue (one cause, one row)."""
     if data.gains:
-        gains = series_gains(data.gains, data.infos, _names(data))
+        gains = series_gains(data.gains, data.infos, system_names(data))
     ranked = sorted(gains, key=lambda r: (-r.gain, r.software, r.system, r.series))
     by_issue = sorted(
         _gain_issues(ranked, data.infos, points),
         key=lambda r: (-r.gain, r.software, r.system, r.series),
     )
     return ranked, by_issue
-
-
-def _names(data: ReportInput) -> SystemNames:
-    if data.systems:
-        return SystemNames((s.key or s.name, s.name) for s in data.systems)
-    return SystemNames((p.system_key or p.system, p.system) for p in data.points)
 
 
 def _headline(issue: FindingIssue) -> bool:
