@@ -18,7 +18,7 @@ import json
 import math
 import unicodedata
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import KW_ONLY, dataclass, field, replace
 from datetime import date
 from typing import Any, Final
 
@@ -46,6 +46,7 @@ __all__ = [
     "SourceRecord",
     "SourceSpec",
     "SweepSample",
+    "SystemFacts",
     "SystemRecord",
     "TIME_TO_TRAIN",
     "TRAINING_SOFTWARE",
@@ -118,17 +119,17 @@ class ParsedResult:
     extra: Mapping[str, ExtraValue] = field(default_factory=dict)
 
 
-@dataclass(frozen=True, slots=True)
-class Configuration:
-    """What a result ran on, as its round describes it (``None``: not stated).
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SystemFacts:
+    """What a round's description states of a system (``None``: not stated): the fields a
+    :class:`Configuration` and a :class:`SystemRecord` share.
 
     From an MLPerf system description (``systems/<system>.json``) and the results
     table's row and notes. ``accelerators_total`` is the checker's count (nodes x
     accelerators per node); ``accelerators_stated`` the count the description's
     accelerator text states where it says another (``(x94)`` on 12 x 8 nodes).
     ``power_mode`` is ``MaxQ`` or ``power cap N W`` (``None``: performance, nothing
-    said), ``tgp_w`` the TGP the notes state. Which part of it makes a comparison a
-    software change is :mod:`tracker.analyze.groupings`' rule.
+    said), ``tgp_w`` the TGP the notes state.
     """
 
     accelerator: str | None = None
@@ -150,39 +151,29 @@ class Configuration:
     tgp_w: float | None = None
     availability: str | None = None
     division: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Configuration(SystemFacts):
+    """What a result ran on, as its round describes it (``None``: not stated). Which part
+    of it makes a comparison a software change is :mod:`tracker.analyze.groupings`' rule.
+    """
+
     cpu_only: bool = False
     notes: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
-class SystemRecord:
-    """A system under test. ``key`` identifies it across sources.
-
-    The fields after ``raw_json`` complete its :class:`Configuration` (``None``: not
-    stated); ``cpu_only`` is ``True`` or ``None``, never ``False``, so a later source
-    that knows fills it in.
+class SystemRecord(SystemFacts):
+    """A system under test, named (``key`` identifies it across sources) and described
+    (its :class:`SystemFacts`). ``cpu_only`` is ``True`` or ``None``, never ``False``, so
+    a later source that knows fills it in. Only the name may be given by position.
     """
 
     name: str
+    _: KW_ONLY
     submitter: str | None = None
-    accelerator: str | None = None
-    accelerators_per_node: int | None = None
-    nodes: int | None = None
-    accelerators_total: int | None = None
-    host_cpu: str | None = None
-    division: str | None = None
-    availability: str | None = None
     raw_json: str | None = None
-    accelerators_stated: int | None = None
-    host_cpus_per_node: int | None = None
-    host_cores: int | None = None
-    host_memory: str | None = None
-    interconnect: str | None = None
-    framework: str | None = None
-    software: str | None = None
-    driver: str | None = None
-    power_mode: str | None = None
-    tgp_w: float | None = None
     cpu_only: bool | None = None
     notes: str | None = None
 
