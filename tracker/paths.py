@@ -19,8 +19,8 @@ __all__ = [
     "DEFAULT_CACHE_DIR",
     "READ_FLAGS",
     "file_kind",
-    "lstat_mode",
     "jobs_dir",
+    "lstat_mode",
     "migrations_dir",
     "templates_dir",
 ]
