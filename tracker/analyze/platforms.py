@@ -77,6 +77,7 @@ __all__ = [
     "PlatformResult",
     "RoundGain",
     "ScalingStep",
+    "SystemResult",
     "TrainingChange",
     "TrainingResult",
     "TrainingRoundComparison",
@@ -104,10 +105,10 @@ def plain_number(value: float) -> str:
 
 
 @dataclass(frozen=True, slots=True)
-class PlatformResult:
-    """One system's result in a ranking; ``ratio`` is per accelerator, to the reference."""
+class SystemResult:
+    """One system's result of one benchmark, scenario and metric in a round (the mean of
+    its results there)."""
 
-    rank: int
     system: str
     system_key: str
     """The system's platform key (submitter and name), unique in the round."""
@@ -116,7 +117,14 @@ class PlatformResult:
     accelerator: str | None
     accelerators: int
     value: float
-    """The result, in the ranking's unit."""
+    """The result, in the metric's unit."""
+
+
+@dataclass(frozen=True, slots=True)
+class PlatformResult(SystemResult):
+    """One system's result in a ranking; ``ratio`` is per accelerator, to the reference."""
+
+    rank: int
     per_accelerator: float
     ratio: float | None
     is_reference: bool
@@ -201,17 +209,9 @@ class ScalingStep:
 
 
 @dataclass(frozen=True, slots=True)
-class _Entry:
-    """One system's mean result of one benchmark, scenario and metric in a round, with
-    what it ran on."""
+class _Entry(SystemResult):
+    """A system's result with what it ran on: what rankings, gains and scaling steps read."""
 
-    system: str
-    system_key: str
-    submitter: str | None
-    division: str | None
-    accelerator: str | None
-    accelerators: int
-    value: float
     configuration: Configuration | None = None
     precision: str | None = None
     stack: str | None = None
