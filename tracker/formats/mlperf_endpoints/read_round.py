@@ -25,6 +25,7 @@ import yaml
 
 from tracker.errors import ParseError
 from tracker.formats.mlperf_endpoints.parse_result import (
+    EndpointsRoundResult,
     parse_endpoints_accuracy,
     parse_endpoints_result,
 )
@@ -101,22 +102,7 @@ def endpoints_result(
         round_label=round_label,
         config=config,
     )
-    extra: dict[str, ExtraValue] = {
-        **parsed.extra,
-        **spelling_extra(folder.benchmark, folder.scenario_dir),
-        "mlperf_model": model,
-        "mlperf_scenario": folder.scenario,
-        "primary_metric_key": parsed.key,
-        "primary_metric_from": "MLPerf Endpoints result_summary.json",
-        "system_name": system.system_name,
-        "system_type": system.system_type,
-    }
-    if system.operating_system:
-        extra["operating_system"] = system.operating_system
-    if accuracy_path and accuracy_path in files.raw:
-        extra.update(
-            parse_endpoints_accuracy(files.raw[accuracy_path], path=tree.shown_path(accuracy_path))
-        )
+    extra = _extra(tree, files, folder, system, parsed, model, accuracy_path)
     for disagreement in parsed.disagreements:
         within_files.append(f"{folder.path}: {disagreement}")
     extra.update(_official(folder, row, parsed.value, parsed.metric.unit, disagreements))
@@ -139,6 +125,36 @@ def endpoints_result(
         reasons=reasons,
         extra=extra,
     )
+
+
+def _extra(
+    tree: SourceTree,
+    files: RoundFiles,
+    folder: ResultFolder,
+    system: ParsedSystem,
+    parsed: EndpointsRoundResult,
+    model: str,
+    accuracy_path: str | None,
+) -> dict[str, ExtraValue]:
+    """What an Endpoints result keeps beside its value: the file's extras, the names the
+    round uses, the system's, and its accuracy file's figures."""
+    extra: dict[str, ExtraValue] = {
+        **parsed.extra,
+        **spelling_extra(folder.benchmark, folder.scenario_dir),
+        "mlperf_model": model,
+        "mlperf_scenario": folder.scenario,
+        "primary_metric_key": parsed.key,
+        "primary_metric_from": "MLPerf Endpoints result_summary.json",
+        "system_name": system.system_name,
+        "system_type": system.system_type,
+    }
+    if system.operating_system:
+        extra["operating_system"] = system.operating_system
+    if accuracy_path and accuracy_path in files.raw:
+        extra.update(
+            parse_endpoints_accuracy(files.raw[accuracy_path], path=tree.shown_path(accuracy_path))
+        )
+    return extra
 
 
 def _config(tree: SourceTree, files: RoundFiles, path: str | None) -> Mapping[str, Any] | None:
