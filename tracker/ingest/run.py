@@ -285,6 +285,12 @@ def ingest_source(
             snapshots.save(key, stored.snapshot)
     finally:
         _close(tree)
+    return _outcome(spec.location, stored, download)
+
+
+def _outcome(location: str, stored: _Stored, download: Download | None) -> SourceOutcome:
+    """What reading and storing a source came to: what it held, what was refused, and
+    notes on its invalid results and on the stored results it disagrees with."""
     reading = stored.reading
     invalid = tuple(invalid_entry(result) for result in reading.results if not result.is_valid)
     notes = reading.notes | ({invalid_note(invalid)} if invalid else set())
@@ -293,7 +299,7 @@ def ingest_source(
     if stored.saved is not None and stored.saved.replaced:
         notes.add(correction_note(stored.saved.replaced, replaced=True))
     return SourceOutcome(
-        location=spec.location,
+        location=location,
         kind=stored.kind,
         runs_found=reading.runs_found,
         saved=stored.saved,
