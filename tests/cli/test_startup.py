@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -52,3 +53,27 @@ def test_help_imports_no_heavy_library(command: list[str]) -> None:
 def test_the_light_kind_lists_match_the_readers_and_the_pull() -> None:
     assert kinds.KINDS == KINDS
     assert kinds.PULLABLE == tuple(ROUND_REPOSITORIES)
+
+
+STATISTICS = ("numpy", "scipy", "alembic", "httpx", "jinja2")
+"""What listing stored findings never needs: the statistics, migrations, network, templates."""
+
+
+@pytest.mark.parametrize("extra", [[], ["--format", "json"]], ids=["table", "json"])
+def test_listing_findings_imports_no_statistics(extra: list[str], tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'tracker.db'}"
+    subprocess.run(
+        [sys.executable, "-m", "tracker", "--database-url", url, "db", "upgrade"],
+        capture_output=True,
+        check=True,
+        timeout=60,
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE.format(heavy=STATISTICS), "--database-url", url]
+        + ["findings", *extra],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == []

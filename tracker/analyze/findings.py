@@ -49,7 +49,17 @@ from tracker.analyze.groupings import (
     Besides,
     ConfigurationChange,
 )
-from tracker.records.findings import AXIS_STACK, FindingRecord, SeriesInfo, SweepTarget
+from tracker.records.findings import (
+    AXIS_STACK,
+    KIND_CHANGE_POINT,
+    KIND_CONFIGURATION,
+    KIND_DRIFT,
+    KIND_SCALING,
+    KIND_SLA_MISS,
+    FindingRecord,
+    SeriesInfo,
+    SweepTarget,
+)
 from tracker.records.keys import VersionPair, join_key
 from tracker.stats import (
     ChangePointResult,
@@ -79,11 +89,6 @@ __all__ = [
     "sla_findings",
 ]
 
-KIND_CHANGE_POINT = "change_point"
-KIND_CONFIGURATION = "configuration_changed"
-KIND_DRIFT = "drift"
-KIND_SCALING = "scaling_efficiency"
-KIND_SLA_MISS = "sla_miss"
 _REPORTED = {Verdict.REGRESSION, Verdict.SUSPECT, Verdict.IMPROVEMENT}
 COMPARISON_KINDS = frozenset(v.value for v in _REPORTED)
 

@@ -8,20 +8,19 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from tracker.analyze.findings import KIND_SCALING
 from tracker.analyze.groupings import Cause, cause_of, group_by, where
-from tracker.analyze.run import AnalysisOutcome
-from tracker.records.findings import FindingRecord, StoredFinding
+from tracker.records.findings import KIND_SCALING, FindingRecord, StoredFinding
 from tracker.records.keys import Selection, join_key, systems_of
-from tracker.stats import ComparisonRun, Reach, Verdict
-from tracker.stats.compare import FAMILIES
-from tracker.stats.defaults import SENSITIVITY_CHANGE
-from tracker.stats.scaling import efficiency_text
+
+if TYPE_CHECKING:  # the statistics (numpy, scipy) load only where a summary of a run needs them
+    from tracker.analyze.run import AnalysisOutcome
+    from tracker.stats import ComparisonRun
 
 __all__ = [
     "FINDING_COLUMNS",
+    "efficiency_text",
     "finding_cells",
     "group_finding_issues",
     "finding_json",
@@ -44,6 +43,8 @@ def _pct(value: float | None) -> str:
 
 
 def _comparisons(outcome: AnalysisOutcome) -> list[str]:
+    from tracker.stats.compare import FAMILIES, Verdict
+
     run = outcome.comparisons
     counts = run.counts()
     verdicts = ", ".join(f"{v.value} {counts[v]}" for v in Verdict)
@@ -60,9 +61,13 @@ def _comparisons(outcome: AnalysisOutcome) -> list[str]:
     return lines + ([sensitivity_line(run)] if run.comparisons else [])
 
 
-def sensitivity_line(run: ComparisonRun, change: float = SENSITIVITY_CHANGE) -> str:
-    """The run's sensitivity: the share of series that could not see a ``change`` (5%),
-    how many are under-powered, and the median smallest change they could confirm."""
+def sensitivity_line(run: ComparisonRun, change: float | None = None) -> str:
+    """The run's sensitivity: the share of series that could not see a ``change``
+    (default :data:`~tracker.stats.defaults.SENSITIVITY_CHANGE`, 5%), how many are
+    under-powered, and the median smallest change they could confirm."""
+    from tracker.stats.defaults import SENSITIVITY_CHANGE
+
+    change = SENSITIVITY_CHANGE if change is None else change
     blind = run.blind_share(change) or 0.0
     weak = sum(c.under_powered for c in run.comparisons)
     limits = sorted(c.detectable_pct for c in run.comparisons if c.detectable_pct is not None)
@@ -117,6 +122,8 @@ def _targets(outcome: AnalysisOutcome) -> list[str]:
     target = outcome.settings.target_tokens_per_s_per_user
     if not targets:
         return [f"Throughput at {target:g} tokens/s/user: no sweeps"]
+    from tracker.stats.serving import Reach
+
     reached = sum(t.result.reach is Reach.REACHED for t in targets)
     statistics = ", ".join(sorted({t.result.statistic for t in targets}))
     lines = [
@@ -266,6 +273,26 @@ def finding_json(finding: StoredFinding, issue: Sequence[StoredFinding] = ()) ->
         "created_at": finding.created_at.isoformat(),
         "updated_at": finding.updated_at.isoformat(),
     }
+
+
+def efficiency_text(
+    efficiency: float,
+    *,
+    floor: float | None,
+    base_accelerators: int,
+    accelerators: int,
+    before: float | None = None,
+) -> str:
+    """A scaling finding in words: ``E 0.97 → 0.84 (floor 0.90), 8 → 32 accelerators``
+    (``before``: the efficiency at the same counts in the baseline version, if any).
+
+    >>> efficiency_text(0.84, floor=0.9, base_accelerators=8, accelerators=32, before=0.97)
+    'E 0.97 → 0.84 (floor 0.90), 8 → 32 accelerators'
+    """
+    then = f"{before:.2f} \N{RIGHTWARDS ARROW} " if before is not None else ""
+    limit = f" (floor {floor:.2f})" if floor is not None else ""
+    counts = f"{base_accelerators} \N{RIGHTWARDS ARROW} {accelerators} accelerators"
+    return f"E {then}{efficiency:.2f}{limit}, {counts}"
 
 
 def scaling_text(finding: StoredFinding) -> str:

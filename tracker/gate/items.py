@@ -91,6 +91,7 @@ from tracker.analyze.groupings import (
     where,
 )
 from tracker.analyze.run import AnalysisOutcome
+from tracker.analyze.summary import efficiency_text
 from tracker.gate.policy import Acknowledgement, Expectation, GatePolicy
 from tracker.records.findings import SeriesInfo
 from tracker.records.keys import SeriesKey, VersionPair, system_label
@@ -102,7 +103,6 @@ from tracker.stats.scaling import (
     ScalingIssue,
     ScalingKey,
     efficiencies_by_step,
-    efficiency_text,
 )
 from tracker.stats.series import SeriesSamples, direction
 

@@ -24,6 +24,11 @@ if TYPE_CHECKING:
 __all__ = [
     "AXIS_STACK",
     "AXIS_VERSION",
+    "KIND_CHANGE_POINT",
+    "KIND_CONFIGURATION",
+    "KIND_DRIFT",
+    "KIND_SCALING",
+    "KIND_SLA_MISS",
     "AnalysisRunSettings",
     "FINDING_STATUSES",
     "FindingRecord",
@@ -38,6 +43,16 @@ AXIS_VERSION = "version"
 """The axis of a series across software versions."""
 AXIS_STACK = "software_stack"
 """The axis of configurations of one version that differ only in software."""
+KIND_CHANGE_POINT = "change_point"
+"""A finding's kind: a step in a series' level (a report annotation)."""
+KIND_CONFIGURATION = "configuration_changed"
+"""A finding's kind: a series whose configuration changed between two versions."""
+KIND_DRIFT = "drift"
+"""A finding's kind: a series drifting over versions (a report annotation)."""
+KIND_SCALING = "scaling_efficiency"
+"""A finding's kind: a scaling efficiency below its floor or fallen since the baseline."""
+KIND_SLA_MISS = "sla_miss"
+"""A finding's kind: a sweep that does not reach its interactivity target."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -36,7 +36,6 @@ __all__ = [
     "efficiency_below_floor",
     "efficiencies_by_step",
     "efficiency_drops",
-    "efficiency_text",
     "scaling_findings",
     "scaling_groups",
     "scaling_key",
@@ -321,23 +320,3 @@ def scaling_findings(
                 )
         last.update((pair, (version, e)) for pair, e in current.items())
     return tuple(found)
-
-
-def efficiency_text(
-    efficiency: float,
-    *,
-    floor: float | None,
-    base_accelerators: int,
-    accelerators: int,
-    before: float | None = None,
-) -> str:
-    """A scaling finding in words: ``E 0.97 → 0.84 (floor 0.90), 8 → 32 accelerators``
-    (``before``: the efficiency at the same counts in the baseline version, if any).
-
-    >>> efficiency_text(0.84, floor=0.9, base_accelerators=8, accelerators=32, before=0.97)
-    'E 0.97 → 0.84 (floor 0.90), 8 → 32 accelerators'
-    """
-    then = f"{before:.2f} \N{RIGHTWARDS ARROW} " if before is not None else ""
-    limit = f" (floor {floor:.2f})" if floor is not None else ""
-    counts = f"{base_accelerators} \N{RIGHTWARDS ARROW} {accelerators} accelerators"
-    return f"E {then}{efficiency:.2f}{limit}, {counts}"
