@@ -24,7 +24,13 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from tracker.records.findings import FindingRecord, SeriesInfo, StoredFinding
+from tracker.records.findings import (
+    KIND_SCALING,
+    KIND_SLA_MISS,
+    FindingRecord,
+    SeriesInfo,
+    StoredFinding,
+)
 from tracker.records.results import numeric_value
 from tracker.report.filters import format_point, format_scaling, format_workload
 from tracker.report.urls import benchmark_href, compare_href, page_href, slug, system_href
@@ -210,7 +216,7 @@ def _ci(value: Any) -> tuple[float, float] | None:
 
 def _summary(kind: str, ev: Mapping[str, Any], floor: float | None) -> str:
     """A scaling finding in words: ``E 0.97 → 0.84 (floor 0.90)``; empty for other kinds."""
-    if kind != "scaling_efficiency":
+    if kind != KIND_SCALING:
         return ""
     if floor is None and ev.get("issue") == "efficiency_below_floor":
         floor = numeric_value(ev.get("threshold"))
@@ -274,7 +280,7 @@ def finding_row(
     )
 
 
-_KIND_ORDER = ("regression", "suspect", "scaling_efficiency", "target", "sla_miss")
+_KIND_ORDER = ("regression", "suspect", KIND_SCALING, "target", KIND_SLA_MISS)
 """Findings that need a person first, in this order; the others after, improvements last."""
 _STATUS_ORDER = {"open": 0, "not stored": 0, "acknowledged": 1, "expected": 2, "fixed": 3}
 

@@ -24,7 +24,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from tracker.analyze.groupings import NOTHING_BUT_SOFTWARE, ConfigurationChange
-from tracker.records.findings import SeriesInfo
+from tracker.records.findings import KIND_SCALING, SeriesInfo
 from tracker.records.results import finite_value
 from tracker.report.common import (
     PAGE_ROWS,
@@ -315,7 +315,7 @@ def pair_findings(pair: PairRun, findings: Sequence[FindingRow]) -> tuple[Findin
     return tuple(
         f
         for f in findings
-        if f.kind == "scaling_efficiency"
+        if f.kind == KIND_SCALING
         and f.status != "fixed"
         and f.software == pair.software
         and f.candidate == pair.candidate

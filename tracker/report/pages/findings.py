@@ -19,6 +19,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
+from tracker.records.findings import KIND_SCALING
 from tracker.report.charts import Chart, hline, line_trace, version_color, xy_chart
 from tracker.report.common import FindingRow, Page, Pager, SystemNames, benchmark_href, paginate
 from tracker.report.filters import format_efficiency, format_kind
@@ -282,7 +283,7 @@ def build_scaling_page(
         )
         for index, (lowest, title, sw, key) in enumerate(ranked)
     )
-    warnings = finding_issues([f for f in findings if f.kind == "scaling_efficiency"])
+    warnings = finding_issues([f for f in findings if f.kind == KIND_SCALING])
     return ScalingPage(
         title="Scaling efficiency",
         generated_at=generated_at,

@@ -29,7 +29,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from tracker.analyze.groupings import cause_of, group_by, where
-from tracker.records.findings import SeriesInfo
+from tracker.records.findings import KIND_CONFIGURATION, KIND_SCALING, SeriesInfo
 from tracker.records.results import finite_value
 from tracker.report.charts import Chart, gain_bar_chart
 from tracker.report.common import (
@@ -446,7 +446,7 @@ def build_overview_page(
     ranked, by_issue = _ranked_gains(data, gains, points or {})
     open_rows = sorted((i for i in issues if _headline(i)), key=lambda i: finding_rank(i.head))
     warnings = scaling_issues(
-        [f for f in findings if f.kind == "scaling_efficiency" and f.status != "fixed"]
+        [f for f in findings if f.kind == KIND_SCALING and f.status != "fixed"]
     )
     return OverviewPage(
         title=data.title,
@@ -495,9 +495,7 @@ def _ranked_gains(
 def _headline(issue: FindingIssue) -> bool:
     """Whether an issue is among the overview's open findings: open, and not a configuration
     change (no software gain or loss, so never in a headline)."""
-    return (
-        issue.head.status in ("open", "not stored") and issue.head.kind != "configuration_changed"
-    )
+    return issue.head.status in ("open", "not stored") and issue.head.kind != KIND_CONFIGURATION
 
 
 def _by_text(item: tuple[str, str]) -> tuple[str, str]:

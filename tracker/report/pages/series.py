@@ -37,6 +37,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from tracker.analyze.groupings import PER_ACCELERATOR
+from tracker.records.findings import KIND_CHANGE_POINT
 from tracker.records.results import INFERENCE_SOFTWARE, SeriesPoint
 from tracker.report.charts import (
     Chart,
@@ -212,7 +213,7 @@ MAX_FINDINGS = 50
 """Findings listed on one benchmark or system page (the findings pages list them all)."""
 
 _MARK_STYLE = {
-    "change_point": ("Change point", "diamond-open", "#8250df"),
+    KIND_CHANGE_POINT: ("Change point", "diamond-open", "#8250df"),
     "regression": ("Regression", "triangle-down", "#cf222e"),
     "suspect": ("Suspect", "circle-open", "#bc4c00"),
     "improvement": ("Improvement", "triangle-up", "#1a7f37"),
@@ -276,9 +277,9 @@ def series_marks(data: ReportInput, findings: Sequence[FindingRow]) -> Marks:
         for cp in result.change_points:
             change = format_change(cp.delta_pct, hib)
             text = f"change point {cp.version_before} → {cp.version_after}: {change}"
-            marks[result.key].append((cp.version_after, "change_point", text))
+            marks[result.key].append((cp.version_after, KIND_CHANGE_POINT, text))
     for row in findings:
-        if row.kind in _MARK_STYLE and row.kind != "change_point" and row.candidate:
+        if row.kind in _MARK_STYLE and row.kind != KIND_CHANGE_POINT and row.candidate:
             change = format_change(row.change_pct, row.higher_is_better)
             text = f"{row.kind} {row.baseline} → {row.candidate}: {change} ({row.status})"
             marks[row.series_key].append((row.candidate, row.kind, text))
