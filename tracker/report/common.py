@@ -93,6 +93,31 @@ class SystemName:
     """The system page (relative to the root)."""
 
 
+@dataclass(frozen=True, slots=True)
+class SeriesColumns:
+    """The columns that name a series in a table row: its system (label, identity, page)
+    and its labels."""
+
+    system: str
+    """Name of the system under test; with its submitter where names collide."""
+    system_key: str
+    """The system's identity (submitter/name)."""
+    system_href: str
+    """The system's page (relative to the root)."""
+    benchmark: str
+    """Benchmark (model) name."""
+    scenario: str
+    """Scenario, e.g. Offline or Server."""
+    workload: str
+    """Workload label; empty when there is none."""
+    metric: str
+    """Metric name."""
+    unit: str
+    """Unit of every value in the row."""
+    higher_is_better: bool
+    """Direction of improvement."""
+
+
 def _name_of_key(key: str) -> str:
     return key.partition("/")[2] or key
 

@@ -18,7 +18,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from tracker.records.results import SeriesPoint, VersionInfo
-from tracker.report.common import Page, SystemNames
+from tracker.report.common import Page, SeriesColumns, SystemNames
 
 __all__ = [
     "Cell",
@@ -52,27 +52,9 @@ class Cell:
 
 
 @dataclass(frozen=True, slots=True)
-class SeriesRow:
+class SeriesRow(SeriesColumns):
     """One series of one software: a row of its table."""
 
-    system: str
-    """Name of the system under test; with its submitter where names collide."""
-    system_key: str
-    """The system's identity (submitter/name)."""
-    system_href: str
-    """The system's page (relative to the root)."""
-    benchmark: str
-    """Benchmark (model) name."""
-    scenario: str
-    """Scenario, e.g. Offline or Server."""
-    workload: str
-    """Workload label; empty when there is none."""
-    metric: str
-    """Metric name."""
-    unit: str
-    """Unit of every value in the row."""
-    higher_is_better: bool
-    """Direction of improvement."""
     is_example: bool
     """True when any sample in the row is example data."""
     cells: tuple[Cell | None, ...]

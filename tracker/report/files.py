@@ -29,8 +29,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from tracker.report.common import FindingRow, SystemNames
-from tracker.report.context import PageCounts, SeriesRow, SeriesTable
+from tracker.report.common import FindingRow, SeriesColumns, SystemNames
+from tracker.report.context import PageCounts, SeriesTable
 from tracker.report.filters import evidence_json
 from tracker.report.pages.compare import CompareRow, PairSummary
 from tracker.text_safety import csv_cell
@@ -146,7 +146,7 @@ def statistic(value: float | None) -> float | None:
     return None if value is None else float(f"{value:.7g}")
 
 
-def _series_cells(row: SeriesRow | CompareRow, names: SystemNames) -> tuple[Any, ...]:
+def _series_cells(row: SeriesColumns, names: SystemNames) -> tuple[Any, ...]:
     """The cells of :data:`_SERIES_COLUMNS` for the series of ``row``."""
     system = names.of(row.system_key)
     labels = (row.benchmark, row.scenario, row.workload, row.metric, row.unit)

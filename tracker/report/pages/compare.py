@@ -31,6 +31,7 @@ from tracker.report.common import (
     FindingRow,
     Page,
     Pager,
+    SeriesColumns,
     SystemNames,
     benchmark_href,
     compare_href,
@@ -81,23 +82,9 @@ class VerdictCount:
 
 
 @dataclass(frozen=True, slots=True)
-class CompareRow:
+class CompareRow(SeriesColumns):
     """One series compared between two versions."""
 
-    system: str
-    """System name (with its submitter where names collide)."""
-    benchmark: str
-    """Benchmark."""
-    scenario: str
-    """Scenario."""
-    workload: str
-    """Workload; empty when none."""
-    metric: str
-    """Metric."""
-    unit: str
-    """Unit of the two values."""
-    higher_is_better: bool
-    """Direction of the metric."""
     baseline_value: float | None
     """Baseline median (or value)."""
     candidate_value: float | None
@@ -124,10 +111,6 @@ class CompareRow:
     """Why, when the evidence says."""
     href: str
     """The benchmark page (relative to the root)."""
-    system_href: str
-    """The system page (relative to the root)."""
-    system_key: str
-    """The system's identity (submitter/name)."""
     is_target: bool = False
     """Throughput at the interactivity target (a gate kind of its own)."""
     besides: str = ""
