@@ -174,16 +174,7 @@ def test_ctrl_c_while_the_workers_read_stores_nothing_and_leaves_no_process(
     big_round: Path, tmp_path: Path
 ) -> None:
     database = tmp_path / "tracker.db"
-    command = [sys.executable, "-m", "tracker", "--database-url", f"sqlite:///{database}"]
-    ingest = subprocess.Popen(
-        [*command, "ingest", "--jobs", "2", str(big_round)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env={**os.environ, "PYTHONPATH": str(REPO_ROOT)},
-        start_new_session=True,  # its own process group, as a shell gives a command
-    )
-    _wait_for_workers(ingest, count=2)
-    os.kill(ingest.pid, signal.SIGSTOP)  # it stays in the reading (its workers are there)
+    ingest = _stopped_while_the_workers_read(database, big_round)
     os.killpg(ingest.pid, signal.SIGINT)  # Ctrl-C: the whole process group gets it
     os.kill(ingest.pid, signal.SIGCONT)
     try:
@@ -212,6 +203,29 @@ def _children(pid: int) -> list[int]:
             if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
                 found.append(int(entry.name))
     return found
+
+
+def _stopped_while_the_workers_read(database: Path, round_folder: Path) -> subprocess.Popen[bytes]:
+    """An ``ingest --jobs 2`` of ``round_folder`` stopped (SIGSTOP) once its workers are
+    seen. On a busy machine this test may be scheduled again only after the whole ingest
+    has ended: then the database is removed and the ingest run again (three tries)."""
+    command = [sys.executable, "-m", "tracker", "--database-url", f"sqlite:///{database}"]
+    for _attempt in range(3):
+        database.unlink(missing_ok=True)
+        ingest = subprocess.Popen(
+            [*command, "ingest", "--jobs", "2", str(round_folder)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env={**os.environ, "PYTHONPATH": str(REPO_ROOT)},
+            start_new_session=True,  # its own process group, as a shell gives a command
+        )
+        _wait_for_workers(ingest, count=2)
+        os.kill(ingest.pid, signal.SIGSTOP)  # it stays in the reading (its workers are there)
+        if ingest.poll() is None:
+            return ingest
+        assert ingest.returncode == 0, ingest.communicate()  # it ended first: run it again
+        ingest.communicate()
+    raise AssertionError("the ingest ended before it could be stopped, three times")
 
 
 def _wait_for_workers(ingest: subprocess.Popen[bytes], *, count: int) -> None:
