@@ -34,7 +34,7 @@ from typing import Any
 
 from tracker.errors import ParseError
 from tracker.formats.loadgen.parse import NS_PER_MS, TOKENS_PER_S
-from tracker.formats.mlperf_inference.parse import LLM_SERVER_LIMITS_NS, metric_for, round_key
+from tracker.formats.mlperf_inference.parse import llm_latency_limits_ns, metric_for, round_key
 from tracker.formats.parse_json import JsonObject, decode_json, get_number, is_number
 from tracker.formats.serving.parse import stat_name
 from tracker.records.results import ExtraValue, MetricRecord
@@ -56,16 +56,6 @@ CONFIG_NAMES = ("config.yaml", "config.yml")
 _MIN_DURATION_NS = 600e9  # TEST_DURATION_MS
 _AGREEMENT = 1e-4
 _LEGACY = "legacy_loadgen_window_duration_ns"
-_INTERACTIVE_LIMITS_NS: Mapping[str, tuple[float, float]] = {
-    # LLM_LATENCY_LIMITS[model]["Interactive"]: an Endpoints run has no LoadGen
-    # scenario, so the folder's scenario chooses the limits.
-    "llama2-70b-99": (450e6, 40e6),
-    "llama2-70b-99.9": (450e6, 40e6),
-    "llama3.1-405b": (4500e6, 80e6),
-    "llama3.1-8b": (500e6, 30e6),
-    "deepseek-r1": (1500e6, 15e6),
-    "gpt-oss-120b": (2000e6, 15e6),
-}
 _BLOCKS = {"ttft": "ttft", "tpot": "tpot", "latency": "e2e_latency"}
 _NAME = re.compile(r"[^0-9a-z]+")
 
@@ -273,9 +263,7 @@ def _reasons(
         reasons.append(f"{completed} of {issued} samples completed")
     if duration_ns < _MIN_DURATION_NS:
         reasons.append(f"min duration {duration_ns / 1e6:.0f} ms < {_MIN_DURATION_NS / 1e6:.0f} ms")
-    limits = (_INTERACTIVE_LIMITS_NS if scenario == "Interactive" else LLM_SERVER_LIMITS_NS).get(
-        model
-    )
+    limits = llm_latency_limits_ns(model, scenario)
     if scenario in ("Server", "Interactive") and limits is not None:
         for quantity, limit in zip(("ttft", "tpot"), limits, strict=True):
             measured = extra.get(
