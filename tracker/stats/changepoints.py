@@ -110,7 +110,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 
 import numpy as np
 import numpy.typing as npt
@@ -125,6 +125,7 @@ __all__ = [
     "ChangePointResult",
     "Drift",
     "DriftResult",
+    "SeriesSearch",
     "StepsAndDrifts",
     "despike",
     "detect_change_points",
@@ -489,21 +490,29 @@ class ChangePoint:
 
 
 @dataclass(frozen=True, slots=True)
-class ChangePointResult:
-    """The change points of one series, or why it was skipped."""
+class SeriesSearch:
+    """What the search of one series tells, whatever it looks for: the series, its usable
+    versions searched, and why it was skipped (empty: it was searched)."""
 
     key: str
     n_points: int
-    change_points: tuple[ChangePoint, ...] = ()
-    spikes: tuple[str, ...] = ()
-    """Versions whose level was treated as a one-point spike."""
-    excluded: tuple[str, ...] = ()
-    """Versions left out because their level is not positive and finite."""
+    _: KW_ONLY
     skipped_reason: str = ""
 
     @property
     def is_skipped(self) -> bool:
         return bool(self.skipped_reason)
+
+
+@dataclass(frozen=True, slots=True)
+class ChangePointResult(SeriesSearch):
+    """The change points of one series, or why it was skipped."""
+
+    change_points: tuple[ChangePoint, ...] = ()
+    spikes: tuple[str, ...] = ()
+    """Versions whose level was treated as a one-point spike."""
+    excluded: tuple[str, ...] = ()
+    """Versions left out because their level is not positive and finite."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -693,17 +702,10 @@ class Drift:
 
 
 @dataclass(frozen=True, slots=True)
-class DriftResult:
+class DriftResult(SeriesSearch):
     """The drift of one series (``None`` when there is none), or why it was skipped."""
 
-    key: str
-    n_points: int
     drift: Drift | None = None
-    skipped_reason: str = ""
-
-    @property
-    def is_skipped(self) -> bool:
-        return bool(self.skipped_reason)
 
 
 _PAIR_CHUNK = 512
