@@ -45,6 +45,7 @@ from tracker.stats import Comparison, Verdict
 __all__ = [
     "ComparePage",
     "CompareRow",
+    "PairOutline",
     "PairSummary",
     "VerdictCount",
     "build_compare_pages",
@@ -121,33 +122,40 @@ class CompareRow(SeriesColumns):
 
 
 @dataclass(frozen=True, slots=True)
-class PairSummary:
-    """One compared pair as report.json lists it: its counts and pages, not its rows."""
+class PairOutline:
+    """What the overview and report.json both say of a compared pair: its versions, where
+    it stands among the pairs, its issues."""
 
-    software: str
-    """Software name."""
     baseline: str
     """Baseline version."""
     candidate: str
     """Candidate version."""
-    title: str
-    """Software and version pair."""
     is_latest: bool
     """The newest consecutive pair of the software."""
     is_baseline: bool
     """The newest version against the first."""
+    issues: tuple[VerdictCount, ...]
+    """Issues per verdict: the series that share a cause counted once."""
+    target_issues: tuple[VerdictCount, ...]
+    """Of those, the issues at the interactivity target (none: empty)."""
+    scaling: int
+    """Scaling warnings of the pair: one per group and size step."""
+
+
+@dataclass(frozen=True, slots=True)
+class PairSummary(PairOutline):
+    """One compared pair as report.json lists it: its counts and pages, not its rows."""
+
+    software: str
+    """Software name."""
+    title: str
+    """Software and version pair."""
     family_size: int
     """p-values in the pair's BH family."""
     q_level: float
     """q below which a change is confirmed."""
     counts: tuple[VerdictCount, ...]
     """Series per verdict."""
-    target_issues: tuple[VerdictCount, ...]
-    """Issues at the interactivity target per verdict (none: empty)."""
-    scaling: int
-    """Scaling warnings of the pair: one per group and size step."""
-    issues: tuple[VerdictCount, ...]
-    """Issues per verdict: the series that share a cause counted once."""
     regressions: tuple[VerdictIssue, ...]
     """The regressed issues, largest loss first."""
     rows: int

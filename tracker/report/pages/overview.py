@@ -45,7 +45,7 @@ from tracker.report.context import PageCounts
 from tracker.report.filters import format_count, format_gain
 from tracker.report.inputs import AnalysisCounts, PairRun, ReportInput, SettingsUsed
 from tracker.report.issues import CausePoints, FindingIssue, issue_forms, scaling_issues
-from tracker.report.pages.compare import PairSummary, VerdictCount
+from tracker.report.pages.compare import PairOutline, PairSummary
 from tracker.report.pages.training import MAX_OVERVIEW_LINES, TrainingLine
 from tracker.stats.series import SeriesGain, bounded_exp
 
@@ -134,27 +134,13 @@ def build_headlines(pairs: Sequence[PairSummary]) -> tuple[Headline, ...]:
 
 
 @dataclass(frozen=True, slots=True)
-class CompareSummary:
+class CompareSummary(PairOutline):
     """A link to one comparison page with its verdict counts."""
 
-    baseline: str
-    """Baseline version."""
-    candidate: str
-    """Candidate version."""
     href: str
     """The comparison page."""
-    issues: tuple[VerdictCount, ...]
-    """Issues per verdict: the series that share a cause counted once."""
-    target_issues: tuple[VerdictCount, ...]
-    """Of those, the issues at the interactivity target (none: empty)."""
-    scaling: int
-    """Scaling warnings of the pair (one per group, step)."""
     series: int
     """Series compared."""
-    is_latest: bool
-    """The newest consecutive pair."""
-    is_baseline: bool
-    """The newest version against the first."""
 
 
 @dataclass(frozen=True, slots=True)
