@@ -264,7 +264,7 @@ def _reasons(
     if duration_ns < _MIN_DURATION_NS:
         reasons.append(f"min duration {duration_ns / 1e6:.0f} ms < {_MIN_DURATION_NS / 1e6:.0f} ms")
     limits = llm_latency_limits_ns(model, scenario)
-    if scenario in ("Server", "Interactive") and limits is not None:
+    if limits is not None:
         for quantity, limit in zip(("ttft", "tpot"), limits, strict=True):
             measured = extra.get(
                 f"{quantity}_early_stopping_p99_ms", extra.get(f"{quantity}_p99_ms")

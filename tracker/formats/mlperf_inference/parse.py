@@ -429,7 +429,7 @@ def _invalid_reasons(log: Mapping[str, Entry], *, model: str, loadgen: str, path
     if duration is not None and duration < _MIN_DURATION_MS:
         reasons.append(f"min duration {duration:.0f} ms < {_MIN_DURATION_MS} ms")
     limits = llm_latency_limits_ns(model, loadgen)
-    if loadgen == "Server" and limits is not None:
+    if limits is not None:
         reasons += _llm_reasons(log, limits, path)
     return reasons
 
